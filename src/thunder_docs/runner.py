@@ -1,0 +1,221 @@
+"""Execute the sections of a page, in order, in one Python session, and capture what they print.
+
+Which process runs the code: a forkserver started from the build process the first
+time a page needs executing. It imports torch and thunder once (``preload``); each page
+then runs in a fresh process forked from it. So a build pays the import once, pages
+cannot leak state into each other, and a section that hangs or prints without end
+can be stopped by killing its process, which a thread inside the build could not be.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import sys
+import tempfile
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import logging
+
+from .normalize import normalize
+from .sections import Section
+
+_POLL_SECONDS = 0.05
+log = logging.getLogger("mkdocs.plugins.thunder_docs")
+
+
+@dataclass
+class SectionResult:
+    section: Section
+    output: str  # normalized stdout
+    stderr: str
+    seconds: float
+
+
+@dataclass
+class PageJob:
+    page: str  # docs-relative path shown in messages, e.g. docs/first_trace.md
+    sections: list[Section]
+    timeout: float
+    max_output_chars: int
+
+
+class ExecutionError(Exception):
+    """A section that raised, ran past its timeout or printed too much."""
+
+    def __init__(self, page: str, section: Section, cause: str, line: int | None = None, details: str = ""):
+        self.page, self.section, self.cause, self.details = page, section, cause, details
+        self.line = line or section.start_line
+        super().__init__(
+            f"{page}: section '{section.name}' failed at {section.path}:{self.line}: {cause}"
+        )
+
+
+@dataclass
+class Runner:
+    root: Path
+    preload: list[str] = field(default_factory=list)
+    _context: multiprocessing.context.BaseContext | None = None
+
+    def context(self):
+        if self._context is None:
+            # Same hash seed in every worker, so sets of strings print in one order.
+            os.environ.setdefault("PYTHONHASHSEED", "0")
+            os.environ["THUNDER_DOCS_PRELOAD"] = ",".join(self.preload)
+            self._context = multiprocessing.get_context("forkserver")
+            self._context.set_forkserver_preload(["thunder_docs.preload"])
+        return self._context
+
+    def run_pages(self, jobs: list[PageJob], workers: int = 1) -> dict[str, list[SectionResult] | ExecutionError]:
+        """Run several pages, up to ``workers`` at once; each page's result or error."""
+
+        def one(job: PageJob):
+            try:
+                return self.run_page(job)
+            except ExecutionError as error:
+                return error
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return dict(zip((j.page for j in jobs), pool.map(one, jobs)))
+
+    def run_page(self, job: PageJob) -> list[SectionResult]:
+        ctx = self.context()
+        with tempfile.TemporaryDirectory(prefix="thunder-docs-") as tmp:
+            receive, send = ctx.Pipe(duplex=False)
+            payload = [(s.path, s.name, s.start_line, s.code) for s in job.sections]
+            process = ctx.Process(target=_child, args=(send, str(self.root), payload, tmp), daemon=True)
+            process.start()
+            send.close()
+            try:
+                self._ready(job, receive, process)
+                return [self._wait(job, i, receive, process, Path(tmp)) for i in range(len(job.sections))]
+            finally:
+                if process.is_alive():
+                    process.kill()
+                process.join()
+                receive.close()
+
+    def _ready(self, job, receive, process) -> None:
+        if not receive.poll(job.timeout):
+            process.kill()
+            raise ExecutionError(job.page, job.sections[0], "the worker process did not start")
+        _, preload_warnings = receive.recv()
+        for warning in preload_warnings:
+            log.debug("thunder_docs: while importing %s: %s", ", ".join(self.preload), warning)
+
+    def _wait(self, job, index, receive, process, tmp: Path) -> SectionResult:
+        section = job.sections[index]
+        out_file = tmp / f"{index}.out"
+        started = time.monotonic()
+        while not receive.poll(_POLL_SECONDS):
+            elapsed = time.monotonic() - started
+            size = out_file.stat().st_size if out_file.exists() else 0
+            if size > job.max_output_chars:
+                process.kill()
+                raise ExecutionError(
+                    job.page, section, f"printed more than the limit of {job.max_output_chars:,} characters"
+                )
+            if elapsed > job.timeout:
+                process.kill()
+                raise ExecutionError(job.page, section, f"ran past the timeout of {job.timeout:g} s")
+            if not process.is_alive() and not receive.poll(0):
+                raise ExecutionError(
+                    job.page, section, f"the worker process died (exit code {process.exitcode})"
+                )
+        try:
+            message = receive.recv()
+        except EOFError:
+            process.join()
+            raise ExecutionError(job.page, section, f"the worker process died (exit code {process.exitcode})")
+        kind, seconds, stderr = message[0], message[1], message[2]
+        stdout = out_file.read_text(encoding="utf-8", errors="replace")
+        if kind == "error":
+            _, _, _, line, summary, details = message
+            raise ExecutionError(job.page, section, summary, line=line, details=details)
+        if len(stdout) > job.max_output_chars:
+            raise ExecutionError(
+                job.page, section, f"printed {len(stdout):,} characters, more than the limit of {job.max_output_chars:,} characters"
+            )
+        return SectionResult(section, normalize(stdout, self.root), stderr, seconds)
+
+
+def _child(conn, root: str, payload, tmp: str) -> None:
+    """Worker side: run each section in one namespace, send one message per section."""
+    os.chdir(root)
+    from . import preload
+
+    conn.send(("ready", preload.WARNINGS))
+    namespace: dict = {"__name__": "__main__", "__builtins__": __builtins__}
+    if payload:
+        namespace["__file__"] = payload[0][0]
+        sys.path.insert(0, os.path.join(root, os.path.dirname(payload[0][0])))
+    _seed()
+    for index, (path, name, start_line, code) in enumerate(payload):
+        started = time.perf_counter()
+        with _Capture(Path(tmp) / f"{index}.out", Path(tmp) / f"{index}.err") as capture:
+            try:
+                exec(compile("\n" * (start_line - 1) + code, path, "exec"), namespace)
+                error = None
+            except BaseException as exc:  # noqa: BLE001 - every failure is reported to the build
+                error = exc
+        seconds = time.perf_counter() - started
+        if error is None:
+            conn.send(("ok", seconds, capture.stderr))
+            continue
+        line = _innermost_line(error, path) or start_line
+        summary = "".join(traceback.format_exception_only(error)).strip()
+        details = "".join(traceback.format_exception(error)).replace(root + "/", "")
+        conn.send(("error", seconds, capture.stderr, line, summary, details))
+        break
+    conn.close()
+
+
+def _innermost_line(error: BaseException, path: str) -> int | None:
+    line = None
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _seed() -> None:
+    random.seed(0)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.manual_seed(0)
+
+
+class _Capture:
+    """Send file descriptors 1 and 2 to files, so prints from C code are caught as well."""
+
+    def __init__(self, out: Path, err: Path):
+        self.out, self.err = out, err
+        self.stderr = ""
+
+    def __enter__(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self._saved = os.dup(1), os.dup(2)
+        self._files = open(self.out, "wb"), open(self.err, "wb")
+        os.dup2(self._files[0].fileno(), 1)
+        os.dup2(self._files[1].fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(self._saved[0], 1)
+        os.dup2(self._saved[1], 2)
+        for fd in self._saved:
+            os.close(fd)
+        for f in self._files:
+            f.close()
+        self.stderr = self.err.read_text(encoding="utf-8", errors="replace")
+        return False

@@ -1,0 +1,178 @@
+"""Find snippet sections in Python files and the fences of a page that include them.
+
+A snippet file is split into named sections with pymdownx.snippets markers::
+
+    # --8<-- [start:name]
+    ...
+    # --8<-- [end:name]
+
+A page includes a section from a fenced ``python`` block whose only content is
+``--8<-- "snippets/page.py:name"`` lines. Everything here is plain text work: no
+code is executed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_MARKER = re.compile(r"^\s*#\s*-{1,}8<-{1,}\s*\[(start|end):([A-Za-z0-9_.\-]+)\]\s*$")
+_INCLUDE = re.compile(r'^(?P<indent>\s*)-{1,}8<-{1,}\s+"(?P<spec>[^"]+)"\s*$')
+_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")
+
+
+class SnippetError(Exception):
+    """A page or snippet file that cannot be turned into runnable sections."""
+
+
+@dataclass(frozen=True)
+class Section:
+    path: str  # repo-relative, as written on the page
+    name: str
+    start_line: int  # 1-based line of the first code line
+    code: str
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.start_line}"
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A fenced code block of a page."""
+
+    indent: str
+    info: str
+    start: int  # 0-based index of the opening line
+    end: int  # 0-based index of the closing line
+    body: list[str]
+
+    @property
+    def lang(self) -> str:
+        info = self.info.strip().lstrip("{").strip()
+        return info.split()[0].lstrip(".").rstrip("}") if info else ""
+
+    @property
+    def is_python(self) -> bool:
+        return self.lang in ("python", "py", "python3", "pycon")
+
+
+@dataclass(frozen=True)
+class Include:
+    """A python fence of a page that shows one or more snippet sections."""
+
+    fence: Fence
+    specs: list[str]
+    sections: list[Section]
+
+    @property
+    def code(self) -> str:
+        return "\n".join(s.code for s in self.sections)
+
+
+def parse_sections(path: Path, display: str) -> dict[str, Section]:
+    """Return the named sections of a snippet file, in file order."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    open_at: dict[str, int] = {}
+    sections: dict[str, Section] = {}
+    for number, line in enumerate(lines, start=1):
+        match = _MARKER.match(line)
+        if not match:
+            continue
+        kind, name = match.groups()
+        if kind == "start":
+            if name in open_at or name in sections:
+                raise SnippetError(f"{display}:{number}: section '{name}' is started twice")
+            open_at[name] = number
+        else:
+            if name not in open_at:
+                raise SnippetError(f"{display}:{number}: section '{name}' ends but never starts")
+            begin = open_at.pop(name)
+            body = [ln for ln in lines[begin:number - 1] if not _MARKER.match(ln)]
+            sections[name] = Section(display, name, begin + 1, _dedent_join(body))
+    if open_at:
+        name, number = next(iter(open_at.items()))
+        raise SnippetError(f"{display}:{number}: section '{name}' is never ended")
+    return sections
+
+
+def _dedent_join(lines: list[str]) -> str:
+    return "\n".join(lines).rstrip("\n")
+
+
+def iter_fences(markdown: str) -> list[Fence]:
+    """All fenced code blocks of a page (nested fences are not supported)."""
+    lines = markdown.split("\n")
+    fences = []
+    i = 0
+    while i < len(lines):
+        match = _FENCE_OPEN.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        indent, fence, info = match.group("indent"), match.group("fence"), match.group("info")
+        closing = re.compile(rf"^{re.escape(indent)}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        j = i + 1
+        while j < len(lines) and not closing.match(lines[j]):
+            j += 1
+        fences.append(Fence(indent, info, i, j, lines[i + 1 : j]))
+        i = j + 1
+    return fences
+
+
+def find_includes(markdown: str, page: str, root: Path) -> list[Include]:
+    """The python fences of a page, each resolved to its snippet sections.
+
+    Raises SnippetError, naming the page line, for a python fence that holds code
+    instead of includes, a missing file, a missing section or a line-range include.
+    """
+    includes = []
+    cache: dict[str, dict[str, Section]] = {}
+    for fence in iter_fences(markdown):
+        if not fence.is_python:
+            continue
+        where = f"{page}:{fence.start + 1}"
+        specs = []
+        for line in fence.body:
+            if not line.strip():
+                continue
+            match = _INCLUDE.match(line)
+            if not match:
+                raise SnippetError(
+                    f"{where}: a python block must only include snippet sections "
+                    f'(--8<-- "snippets/<page>.py:<section>"), found: {line.strip()!r}'
+                )
+            specs.append(match.group("spec"))
+        if not specs:
+            raise SnippetError(f"{where}: empty python block")
+        sections = [_resolve(spec, where, root, cache) for spec in specs]
+        includes.append(Include(fence, specs, sections))
+    return includes
+
+
+def _resolve(spec: str, where: str, root: Path, cache: dict[str, dict[str, Section]]) -> Section:
+    path, sep, name = spec.rpartition(":")
+    if not sep or not path or not name or name.isdigit() or re.fullmatch(r"\d*:\d*", spec.split(":", 1)[-1]):
+        raise SnippetError(f'{where}: include "{spec}" must name a section: "<file>.py:<section>"')
+    if path not in cache:
+        file = root / path
+        if not file.is_file():
+            raise SnippetError(f'{where}: includes "{spec}", but the snippet file {path} does not exist')
+        cache[path] = parse_sections(file, path)
+    sections = cache[path]
+    if name not in sections:
+        known = ", ".join(sections) or "none"
+        raise SnippetError(
+            f'{where}: includes "{spec}", but {path} has no section \'{name}\' (its sections: {known})'
+        )
+    return sections[name]
+
+
+def expand(markdown: str, page: str, root: Path) -> str:
+    """The page as a reader sees it: each include replaced by the code it shows."""
+    lines = markdown.split("\n")
+    for inc in reversed(find_includes(markdown, page, root)):
+        body = [inc.fence.indent + ln if ln else ln for ln in inc.code.split("\n")]
+        lines[inc.fence.start + 1 : inc.fence.end] = body
+    return "\n".join(lines)
