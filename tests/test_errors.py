@@ -44,6 +44,11 @@ while True:
 # --8<-- [start:chatty]
 print("x" * 5000)
 # --8<-- [end:chatty]
+
+# --8<-- [start:diffy]
+print("+ added")
+print("- removed")
+# --8<-- [end:diffy]
 '''
 
 
@@ -78,6 +83,20 @@ def test_good_page_builds(tmp_path):
     assert "fine 1" in (tmp_path / "site" / "page" / "index.html").read_text()
 
 
+def test_output_language_option(tmp_path):
+    page = '# Page\n\n<!-- exec: output=diff -->\n```python\n--8<-- "snippets/page.py:diffy"\n```\n'
+    proc, log = build(tmp_path, page)
+    assert proc.returncode == 0, log
+    html = (tmp_path / "site" / "page" / "index.html").read_text()
+    assert '<span class="gi">+ added</span>' in html and '<span class="gd">- removed</span>' in html
+
+
+def test_unknown_option(tmp_path):
+    page = '# Page\n\n<!-- exec: colour=red -->\n```python\n--8<-- "snippets/page.py:fine"\n```\n'
+    proc, log = build(tmp_path, page)
+    assert_failed_cleanly(proc, log, tmp_path, "docs/page.md:4", "unknown exec option 'colour'")
+
+
 def test_section_that_raises(tmp_path):
     proc, log = build(tmp_path, include("snippets/page.py:boom"))
     assert_failed_cleanly(proc, log, tmp_path, "docs/page.md", "section 'boom'", "snippets/page.py:8",
@@ -104,7 +123,7 @@ def test_missing_snippet_file(tmp_path):
 def test_missing_section(tmp_path):
     proc, log = build(tmp_path, include("snippets/page.py:nope"))
     assert_failed_cleanly(proc, log, tmp_path, "docs/page.md:9", "snippets/page.py has no section 'nope'",
-                          "fine, boom, hang, chatty")
+                          "fine, boom, hang, chatty, diffy")
 
 
 @pytest.mark.parametrize("fence", ["```python\nprint('typed by hand')\n```", '```python title="x"\nprint(1)\n```'])

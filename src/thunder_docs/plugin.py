@@ -130,7 +130,7 @@ def _output_block(inc: Include, output: str) -> list[str]:
     fence = "`" * max(3, longest + 1)
     indent = inc.fence.indent
     body = [indent + line if line else line for line in output.split("\n")]
-    return ["", f'{indent}{fence} {{ .text .exec-output title="Output" }}', *body, f"{indent}{fence}"]
+    return ["", f'{indent}{fence} {{ .{inc.output_lang} .exec-output title="Output" }}', *body, f"{indent}{fence}"]
 
 
 def _describe(error: ExecutionError) -> str:

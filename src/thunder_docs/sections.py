@@ -14,11 +14,12 @@ code is executed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _MARKER = re.compile(r"^\s*#\s*-{1,}8<-{1,}\s*\[(start|end):([A-Za-z0-9_.\-]+)\]\s*$")
 _INCLUDE = re.compile(r'^(?P<indent>\s*)-{1,}8<-{1,}\s+"(?P<spec>[^"]+)"\s*$')
+_DIRECTIVE = re.compile(r"^\s*<!--\s*exec:(?P<options>.*?)-->\s*$")
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 
 
@@ -60,11 +61,25 @@ class Fence:
 
 @dataclass(frozen=True)
 class Include:
-    """A python fence of a page that shows one or more snippet sections."""
+    """A python fence of a page that shows one or more snippet sections.
+
+    An HTML comment on the line right before the fence sets options, such as
+    ``<!-- exec: output=diff -->`` (highlight the output as a diff) or
+    ``<!-- exec: cuda -->`` (the output differs on CUDA: show it in device tabs).
+    """
 
     fence: Fence
     specs: list[str]
     sections: list[Section]
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def output_lang(self) -> str:
+        return self.options.get("output", "text")
+
+    @property
+    def cuda(self) -> bool:
+        return "cuda" in self.options
 
     @property
     def code(self) -> str:
@@ -129,6 +144,7 @@ def find_includes(markdown: str, page: str, root: Path) -> list[Include]:
     """
     includes = []
     cache: dict[str, dict[str, Section]] = {}
+    lines = markdown.split("\n")
     for fence in iter_fences(markdown):
         if not fence.is_python:
             continue
@@ -147,13 +163,30 @@ def find_includes(markdown: str, page: str, root: Path) -> list[Include]:
         if not specs:
             raise SnippetError(f"{where}: empty python block")
         sections = [_resolve(spec, where, root, cache) for spec in specs]
-        includes.append(Include(fence, specs, sections))
+        options = _options(lines[fence.start - 1] if fence.start else "", where)
+        includes.append(Include(fence, specs, sections, options))
     return includes
+
+
+_KNOWN_OPTIONS = {"output", "cuda"}
+
+
+def _options(line: str, where: str) -> dict[str, str]:
+    match = _DIRECTIVE.match(line)
+    if not match:
+        return {}
+    options = {}
+    for word in match.group("options").split():
+        key, _, value = word.partition("=")
+        if key not in _KNOWN_OPTIONS:
+            raise SnippetError(f"{where}: unknown exec option '{key}' (known: {', '.join(sorted(_KNOWN_OPTIONS))})")
+        options[key] = value
+    return options
 
 
 def _resolve(spec: str, where: str, root: Path, cache: dict[str, dict[str, Section]]) -> Section:
     path, sep, name = spec.rpartition(":")
-    if not sep or not path or not name or name.isdigit() or re.fullmatch(r"\d*:\d*", spec.split(":", 1)[-1]):
+    if not sep or not path or not name or name.isdigit():
         raise SnippetError(f'{where}: include "{spec}" must name a section: "<file>.py:<section>"')
     if path not in cache:
         file = root / path

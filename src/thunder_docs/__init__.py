@@ -1,0 +1,1 @@
+"""Build code of the Thunder Internals site: run snippet sections, embed their output."""
