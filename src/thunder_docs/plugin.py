@@ -13,6 +13,8 @@ Hooks, in the order MkDocs calls them:
 from __future__ import annotations
 
 import logging
+import os
+import time
 from pathlib import Path
 
 from mkdocs.config import base
@@ -22,6 +24,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.utils.meta import get_data
 
+from .cache import CachedOutput, OutputCache, device_name, fingerprint, section_keys
 from .runner import ExecutionError, PageJob, Runner, SectionResult
 from .sections import Include, SnippetError, find_includes
 
@@ -37,6 +40,8 @@ class ExecConfig(base.Config):
     preload = c.ListOfItems(c.Type(str), default=["torch", "thunder"])
     jobs = c.Type(int, default=1)
     mermaid_js = c.Optional(c.Type(str))
+    cache = c.Type(bool, default=True)
+    cache_dir = c.Type(str, default=".cache/thunder-docs")
 
 
 class ThunderDocsPlugin(BasePlugin[ExecConfig]):
@@ -54,6 +59,8 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
             config.extra_javascript.append(MERMAID_URI)
         if self.runner is None:
             self.runner = Runner(self.root, self.config.preload)
+        cache_dir = Path(os.environ.get("THUNDER_DOCS_CACHE_DIR", self.config.cache_dir))
+        self.cache = OutputCache(self.root / cache_dir) if self.config.cache else None
         return config
 
     # -- execution -----------------------------------------------------------------------
@@ -75,14 +82,32 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
         if not self.config.execute:
             log.warning("thunder_docs: execution is off; pages show no output")
             return files
-        outcomes = self.runner.run_pages([j for j in jobs if j.sections], self.config.jobs)
+        self._execute([j for j in jobs if j.sections])
+        return files
+
+    def _execute(self, jobs: list[PageJob]) -> None:
+        """Fill self.results from the cache, executing the pages it cannot serve."""
+        context = {**fingerprint("cpu"), "machine": device_name()}
+        keys = {job.page: section_keys(job.sections, context) for job in jobs}
+        to_run = []
+        for job in jobs:
+            cached = [self.cache.get(k) for k in keys[job.page]] if self.cache else [None]
+            if all(cached):
+                self.results[job.page] = [SectionResult(s, c.output, c.stderr, c.seconds)
+                                          for s, c in zip(job.sections, cached)]
+            else:
+                to_run.append(job)
+        started = time.perf_counter()
+        outcomes = self.runner.run_pages(to_run, self.config.jobs) if to_run else {}
         errors = []
         for page, outcome in outcomes.items():
             if isinstance(outcome, ExecutionError):
                 errors.append(outcome)
                 continue
             self.results[page] = outcome
-            for result in outcome:
+            for key, result in zip(keys[page], outcome):
+                if self.cache:
+                    self.cache.put(key, CachedOutput(result.output, result.stderr, result.seconds))
                 if result.stderr.strip():
                     log.info("thunder_docs: %s, section '%s' wrote to stderr:\n%s",
                              page, result.section.name, result.stderr.strip())
@@ -90,7 +115,10 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
             for error in errors:
                 log.debug("thunder_docs: %s\n%s", error, error.details)
             raise PluginError("\n".join(_describe(e) for e in errors))
-        return files
+        executed = sum(len(j.sections) for j in to_run)
+        reused = sum(len(j.sections) for j in jobs) - executed
+        log.info("thunder_docs: executed %d sections of %d pages in %.1f s; reused %d from the cache",
+                 executed, len(to_run), time.perf_counter() - started, reused)
 
     def _add_mermaid(self, files: Files, config) -> None:
         if not self.config.mermaid_js:

@@ -1,0 +1,122 @@
+"""Reuse a section's output only when nothing that could change it has changed.
+
+A section's key hashes:
+
+- the code it runs in: every section of the page up to and including this one, each with
+  its file, name and first line (line numbers show up in Thunder's source-line comments);
+- the environment: the versions of Python, thunder, torch and nvFuser, the device, and the
+  environment variables that can change what Thunder prints;
+- the build code that shapes output (normalize.py), so a new normalization re-executes.
+
+Nothing here imports torch or thunder: versions come from package metadata, the device
+from the GPU driver's files, so a build whose outputs are all cached starts no worker.
+Entries are written to a temporary file and renamed into place, so two builds sharing
+a cache never read a half-written entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+
+from .sections import Section
+
+# Environment variables whose value can change what a section prints.
+ENV_PREFIXES = ("THUNDER_", "TORCH_", "NVFUSER_", "PYTORCH_", "CUDA_", "OMP_", "MKL_")
+ENV_NAMES = ("PYTHONHASHSEED",)
+PACKAGES = ("lightning-thunder", "torch", "nvfuser-cu128-torch28", "triton")
+
+
+@dataclass(frozen=True)
+class CachedOutput:
+    output: str
+    stderr: str
+    seconds: float
+
+
+@cache
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+@cache
+def device_name() -> str:
+    """The GPU's name when an NVIDIA driver is present, else "cpu"; no torch import."""
+    if os.environ.get("CUDA_VISIBLE_DEVICES", None) == "" or not shutil.which("nvidia-smi"):
+        return "cpu"
+    try:
+        names = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30, check=True,
+        ).stdout.split("\n")
+    except (OSError, subprocess.SubprocessError):
+        return "cpu"
+    return names[0].strip() or "cpu"
+
+
+def relevant_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    environ = os.environ if environ is None else environ
+    return {k: v for k, v in sorted(environ.items()) if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
+
+
+def _build_code_digest() -> str:
+    here = Path(__file__).parent
+    return hashlib.sha256((here / "normalize.py").read_bytes()).hexdigest()
+
+
+def fingerprint(device: str, environ: dict[str, str] | None = None, versions: dict[str, str] | None = None) -> dict:
+    """Everything outside the page's code that a section's output depends on."""
+    return {
+        "versions": package_versions() if versions is None else versions,
+        "device": device,
+        "env": relevant_env(environ),
+        "build": _build_code_digest(),
+    }
+
+
+def section_keys(sections: list[Section], context: dict) -> list[str]:
+    """One key per section, each covering the code of every section before it."""
+    digest = hashlib.sha256(json.dumps(context, sort_keys=True).encode())
+    keys = []
+    for section in sections:
+        digest.update(json.dumps([section.path, section.name, section.start_line, section.code]).encode())
+        keys.append(digest.copy().hexdigest())
+    return keys
+
+
+class OutputCache:
+    def __init__(self, directory: Path):
+        self.directory = directory
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> CachedOutput | None:
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            return CachedOutput(**data)
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def put(self, key: str, value: CachedOutput) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(asdict(value), f)
+        os.replace(tmp, path)

@@ -1,0 +1,153 @@
+"""The execution cache reuses output only when nothing that could change it has changed."""
+
+import subprocess
+import sys
+
+from conftest import mkdocs_env
+from thunder_docs.cache import CachedOutput, OutputCache, fingerprint, section_keys
+from thunder_docs.sections import Section
+
+A = Section("snippets/page.py", "a", 2, "x = 1")
+B = Section("snippets/page.py", "b", 6, "print(x)")
+VERSIONS = {"python": "3.12.1", "lightning-thunder": "0.2.6", "torch": "2.8.0"}
+
+
+def keys(sections, device="cpu", env=None, versions=VERSIONS):
+    return section_keys(sections, fingerprint(device, env or {}, versions))
+
+
+# -- each invalidation rule, on the key -------------------------------------------------------
+
+def test_same_inputs_same_keys():
+    assert keys([A, B]) == keys([A, B])
+
+
+def test_changing_an_earlier_section_changes_every_later_key():
+    a2 = Section(A.path, A.name, A.start_line, "x = 2")
+    before, after = keys([A, B]), keys([a2, B])
+    assert before[0] != after[0] and before[1] != after[1]
+
+
+def test_changing_a_later_section_keeps_earlier_keys():
+    b2 = Section(B.path, B.name, B.start_line, "print(x + 1)")
+    before, after = keys([A, B]), keys([A, b2])
+    assert before[0] == after[0] and before[1] != after[1]
+
+
+def test_moving_a_section_changes_its_key():  # line numbers are printed in traces
+    moved = Section(B.path, B.name, B.start_line + 1, B.code)
+    assert keys([A, B])[1] != keys([A, moved])[1]
+
+
+def test_versions_change_keys():
+    for package in ("lightning-thunder", "torch", "python"):
+        upgraded = {**VERSIONS, package: "9.9.9"}
+        assert keys([A], versions=upgraded) != keys([A])
+    assert keys([A], versions={**VERSIONS, "nvfuser-cu128-torch28": "0.2.34"}) != keys([A])
+
+
+def test_device_changes_keys():
+    assert keys([A], device="NVIDIA H200") != keys([A], device="cpu")
+
+
+def test_relevant_environment_variables_change_keys():
+    for name in ("THUNDER_ANYTHING", "TORCH_LOGS", "PYTHONHASHSEED", "CUDA_VISIBLE_DEVICES", "NVFUSER_DISABLE"):
+        assert keys([A], env={name: "1"}) != keys([A]), name
+    assert keys([A], env={"HOME": "/elsewhere", "TERM": "dumb"}) == keys([A])
+
+
+def test_cache_round_trip_and_missing_entry(tmp_path):
+    store = OutputCache(tmp_path)
+    assert store.get("ab" * 32) is None
+    store.put("ab" * 32, CachedOutput("out", "err", 1.5))
+    assert store.get("ab" * 32) == CachedOutput("out", "err", 1.5)
+    (tmp_path / "ab" / f"{'ab' * 32}.json").write_text("{broken")
+    assert store.get("ab" * 32) is None  # a damaged entry is a miss, not a crash
+
+
+# -- the same rules through real builds ------------------------------------------------------
+
+MKDOCS_YML = """\
+site_name: cache
+strict: true
+plugins:
+  - thunder-exec:
+      preload: []
+markdown_extensions:
+  - pymdownx.snippets
+  - pymdownx.superfences
+"""
+PAGE = '# Page\n\n{prose}\n\n```python\n--8<-- "snippets/page.py:a"\n```\n\n```python\n--8<-- "snippets/page.py:b"\n```\n'
+SNIPPET = '# --8<-- [start:a]\nx = {x}\nprint("a ran")\n# --8<-- [end:a]\n\n# --8<-- [start:b]\nprint("x is", x)\n# --8<-- [end:b]\n'
+
+
+def make_site(tmp_path, x=1, prose="Some prose."):
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    (tmp_path / "snippets").mkdir(exist_ok=True)
+    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML)
+    (tmp_path / "snippets" / "page.py").write_text(SNIPPET.format(x=x))
+    (tmp_path / "docs" / "page.md").write_text(PAGE.format(prose=prose))
+
+
+def start_build(tmp_path, site="site", **env):
+    return subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", site], cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**mkdocs_env(), **env},
+    )
+
+
+def build(tmp_path, **env):
+    proc = start_build(tmp_path, **env)
+    log = proc.communicate(timeout=300)[0]
+    assert proc.returncode == 0, log
+    return log, (tmp_path / "site" / "page" / "index.html").read_text()
+
+
+def test_builds_reuse_and_invalidate(tmp_path):
+    make_site(tmp_path)
+    log, html = build(tmp_path)
+    assert "executed 2 sections of 1 pages" in log and "x is 1" in html
+
+    log, html = build(tmp_path)
+    assert "executed 0 sections" in log and "reused 2 from the cache" in log and "x is 1" in html
+
+    make_site(tmp_path, prose="Other prose.")  # prose edit: nothing runs
+    log, html = build(tmp_path)
+    assert "executed 0 sections" in log and "Other prose." in html
+
+    make_site(tmp_path, x=2)  # an earlier section changed: the later one shows the new state
+    log, html = build(tmp_path)
+    assert "executed 2 sections" in log and "x is 2" in html
+
+    log, _ = build(tmp_path, THUNDER_SOMETHING="1")  # an environment variable that matters
+    assert "executed 2 sections" in log
+
+
+def test_two_builds_at_once_share_the_cache(tmp_path):
+    make_site(tmp_path)
+    builds = [start_build(tmp_path, site=f"site{i}") for i in range(2)]
+    logs = [b.communicate(timeout=300)[0] for b in builds]
+    assert all(b.returncode == 0 for b in builds), logs
+    for i in range(2):
+        assert "x is 1" in (tmp_path / f"site{i}" / "page" / "index.html").read_text()
+    assert not list((tmp_path / ".cache").rglob(".tmp-*")), "a temporary cache file was left behind"
+    log, _ = build(tmp_path)
+    assert "executed 0 sections" in log
+
+
+def imported_modules(log: str) -> set[str]:
+    """Top-level module names from `python -X importtime` lines."""
+    return {line.rsplit("|", 1)[1].strip().split(".")[0] for line in log.splitlines() if line.startswith("import time:")}
+
+
+def test_warm_build_imports_neither_torch_nor_thunder(tmp_path):
+    make_site(tmp_path)
+    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML.replace("preload: []", "preload: [torch, thunder]"))
+    command = [sys.executable, "-X", "importtime", "-m", "mkdocs", "build", "--strict"]
+    cold = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=mkdocs_env(), timeout=300)
+    assert cold.returncode == 0, cold.stderr[-2000:]
+    assert {"torch", "thunder"} <= imported_modules(cold.stderr)  # the check can see them
+    warm = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=mkdocs_env(), timeout=300)
+    assert warm.returncode == 0, warm.stderr[-2000:]
+    assert "executed 0 sections" in warm.stderr
+    assert not {"torch", "thunder"} & imported_modules(warm.stderr)
