@@ -53,7 +53,7 @@ def test_device_changes_keys():
 def test_relevant_environment_variables_change_keys():
     for name in ("THUNDER_ANYTHING", "TORCH_LOGS", "PYTHONHASHSEED", "CUDA_VISIBLE_DEVICES", "NVFUSER_DISABLE"):
         assert keys([A], env={name: "1"}) != keys([A]), name
-    assert keys([A], env={"HOME": "/elsewhere", "TERM": "dumb"}) == keys([A])
+    assert keys([A], env={"HOME": "/elsewhere", "TERM": "dumb", "THUNDER_DOCS_UPDATE": "1"}) == keys([A])
 
 
 def test_cache_round_trip_and_missing_entry(tmp_path):
@@ -73,6 +73,7 @@ strict: true
 plugins:
   - thunder-exec:
       preload: []
+      approve: false
 markdown_extensions:
   - pymdownx.snippets
   - pymdownx.superfences

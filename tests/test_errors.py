@@ -18,6 +18,7 @@ strict: true
 plugins:
   - thunder-exec:
       preload: []
+      approve: false
       timeout: 30
       max_output_chars: 1000
 markdown_extensions:

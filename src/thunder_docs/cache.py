@@ -30,7 +30,8 @@ from pathlib import Path
 
 from .sections import Section
 
-# Environment variables whose value can change what a section prints.
+# Environment variables whose value can change what a section prints (the build's own
+# THUNDER_DOCS_* settings excepted: the device a page runs on is part of the key anyway).
 ENV_PREFIXES = ("THUNDER_", "TORCH_", "NVFUSER_", "PYTORCH_", "CUDA_", "OMP_", "MKL_")
 ENV_NAMES = ("PYTHONHASHSEED",)
 PACKAGES = ("lightning-thunder", "torch", "nvfuser-cu128-torch28", "triton")
@@ -71,7 +72,8 @@ def device_name() -> str:
 
 def relevant_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     environ = os.environ if environ is None else environ
-    return {k: v for k, v in sorted(environ.items()) if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
+    return {k: v for k, v in sorted(environ.items())
+            if (k in ENV_NAMES or k.startswith(ENV_PREFIXES)) and not k.startswith("THUNDER_DOCS_")}
 
 
 def _build_code_digest() -> str:

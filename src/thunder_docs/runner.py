@@ -43,6 +43,7 @@ class PageJob:
     sections: list[Section]
     timeout: float
     max_output_chars: int
+    env: dict[str, str] = field(default_factory=dict)  # set in the page's process only
 
 
 class ExecutionError(Exception):
@@ -88,7 +89,7 @@ class Runner:
         with tempfile.TemporaryDirectory(prefix="thunder-docs-") as tmp:
             receive, send = ctx.Pipe(duplex=False)
             payload = [(s.path, s.name, s.start_line, s.code) for s in job.sections]
-            process = ctx.Process(target=_child, args=(send, str(self.root), payload, tmp), daemon=True)
+            process = ctx.Process(target=_child, args=(send, str(self.root), payload, tmp, job.env), daemon=True)
             process.start()
             send.close()
             try:
@@ -144,9 +145,10 @@ class Runner:
         return SectionResult(section, normalize(stdout, self.root), stderr, seconds)
 
 
-def _child(conn, root: str, payload, tmp: str) -> None:
+def _child(conn, root: str, payload, tmp: str, env: dict[str, str]) -> None:
     """Worker side: run each section in one namespace, send one message per section."""
     os.chdir(root)
+    os.environ.update(env)
     from . import preload
 
     conn.send(("ready", preload.WARNINGS))
