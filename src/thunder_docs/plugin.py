@@ -13,6 +13,7 @@ Hooks, in the order MkDocs calls them:
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -86,6 +87,7 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
         self._add_mermaid(files, config)
         plans = [plan for file in files.documentation_pages() if (plan := self._plan(config, file))]
         self.results = {CPU: {}, CUDA: {}}
+        self.stats: list[dict] = []
         if not self.config.execute:
             log.warning("thunder_docs: execution is off; pages show no output")
             return files
@@ -96,6 +98,8 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
             self.results[CUDA] = self._execute(cuda_jobs, CUDA)
         if self.config.approve:
             self._check_approved(plans)
+        if stats_file := os.environ.get("THUNDER_DOCS_STATS"):
+            Path(stats_file).write_text(json.dumps(self.stats, indent=2))
         return files
 
     def _plan(self, config, file: File) -> PagePlan | None:
@@ -141,8 +145,11 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
                              page, result.section.name, result.stderr.strip())
         executed = sum(len(j.sections) for j in to_run)
         reused = sum(len(j.sections) for j in jobs) - executed
+        wall = time.perf_counter() - started
+        self.stats.append({"device": device, "executed": executed, "reused": reused, "wall_seconds": wall,
+                           "section_seconds": sum(r.seconds for p in outcomes for r in results[p])})
         log.info("thunder_docs: %s: executed %d sections of %d pages in %.1f s; reused %d from the cache",
-                 device, executed, len(to_run), time.perf_counter() - started, reused)
+                 device, executed, len(to_run), wall, reused)
         return {page: {r.section.name: r for r in rs} for page, rs in results.items()}
 
     def _check_approved(self, plans: list[PagePlan]) -> None:
