@@ -1,0 +1,289 @@
+"""What the browser tests and `scripts/dev screenshots` share: the pages, a local server, Chromium.
+
+The site is served the way it is deployed: under the path of `site_url` (so the 404 page's
+absolute asset URLs work), every file with `Cache-Control: no-store` (so each page load is a
+first load, and its responses are what a new reader downloads), and any missing path answered
+with the site's 404.html and status 404.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gzip
+import http.server
+import re
+import threading
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+    "--disable-component-update", "--disable-sync", "--disable-quic",
+]
+VIEWPORT = {"width": 1280, "height": 900}
+SCHEMES = {"light": "default", "dark": "slate"}  # our name -> Material's data-md-color-scheme
+
+# Material renders each Mermaid diagram into a *closed* shadow root, which no selector can
+# reach. Forcing every shadow root open lets the tests look inside.
+OPEN_SHADOW_ROOTS = """
+const attach = Element.prototype.attachShadow;
+Element.prototype.attachShadow = function (init) { return attach.call(this, { ...init, mode: "open" }); };
+"""
+
+
+# -- pages ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Page:
+    source: str  # path under docs/, e.g. "concepts/trace.md"
+    url: str  # path under the site's base URL, e.g. "concepts/trace/"
+
+    @property
+    def html(self) -> str:  # the file in the built site
+        return self.url + "index.html"
+
+    def mermaid_fences(self) -> int:
+        """How many Mermaid diagrams the page's source holds (``` or ~~~ fences)."""
+        text = (DOCS / self.source).read_text(encoding="utf-8")
+        return len(re.findall(r"(?:^|\\n|\")[ \t]*(?:`{3,}|~{3,})[ \t]*mermaid\b", text, re.M))
+
+    def __str__(self) -> str:
+        return self.source
+
+
+def _url_of(source: str) -> str:
+    path = Path(source)
+    stem = path.with_suffix("")
+    if path.stem in ("index", "README"):
+        stem = stem.parent
+    url = stem.as_posix()
+    return "" if url == "." else url + "/"
+
+
+def doc_pages() -> list[Page]:
+    """Every page of the site: each Markdown file and notebook under docs/ (what MkDocs builds)."""
+    sources = sorted(
+        p.relative_to(DOCS).as_posix()
+        for p in DOCS.rglob("*")
+        if p.suffix in (".md", ".ipynb") and "assets" not in p.relative_to(DOCS).parts
+    )
+    return [Page(s, _url_of(s)) for s in sources]
+
+
+def built_pages(site: Path) -> set[str]:
+    """The URL of every HTML page in a built site, except the 404 page."""
+    urls = set()
+    for html in site.rglob("index.html"):
+        rel = html.relative_to(site)
+        if rel.parts[0] in ("assets", "search"):
+            continue
+        urls.add("" if rel.parent == Path(".") else rel.parent.as_posix() + "/")
+    return urls
+
+
+def configured_site_url() -> str:
+    """`site_url` of mkdocs.yml ("" when unset)."""
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    match = re.search(r"^site_url:\s*(\S+)", text, re.M)
+    return match.group(1).strip("'\"") if match else ""
+
+
+def base_path() -> str:
+    """The path of `site_url`, where the site is served ("/" when unset)."""
+    path = urllib.parse.urlsplit(configured_site_url()).path.strip("/")
+    return f"/{path}/" if path else "/"
+
+
+# -- the local server -----------------------------------------------------------------------
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    base = "/"
+
+    def translate_path(self, path: str) -> str:
+        path = urllib.parse.urlsplit(path).path
+        if not path.startswith(self.base):
+            return str(Path(self.directory) / "\0outside")
+        return super().translate_path("/" + path[len(self.base):])
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def send_error(self, code, message=None, explain=None):
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(site: Path):
+    """Serve a built site on 127.0.0.1 on a free port; yields the site's base URL."""
+    base = base_path()
+    handler = type("Handler", (_Handler,), {"base": base})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}{base}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# -- the browser ----------------------------------------------------------------------------
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def new_context(browser, base_url: str, **options):
+    context = browser.new_context(viewport=VIEWPORT, color_scheme="light", **options)
+    context.add_init_script(OPEN_SHADOW_ROOTS)
+    # Nothing may leave the machine: a request to any other origin is recorded, then blocked.
+    origin = base_url.split("/", 3)[:3]
+    origin = "/".join(origin) + "/"
+    context.route(lambda url: not url.startswith((origin, "data:", "blob:")), lambda route: route.abort())
+    return context
+
+
+def switch_scheme(page, scheme: str) -> None:
+    """Click the header's palette toggle until the page shows `scheme` (as a reader would)."""
+    want = SCHEMES[scheme]
+    for _ in range(len(SCHEMES)):
+        if page.locator("body").get_attribute("data-md-color-scheme") == want:
+            return
+        page.locator("form[data-md-component=palette] label:not([hidden])").click()
+    page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === {want!r}")
+
+
+@dataclass
+class Visit:
+    """What happened while one page loaded."""
+
+    url: str
+    status: int | None = None
+    console_errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+    responses: list = field(default_factory=list)
+    diagrams: list[dict] = field(default_factory=list)
+
+
+SEARCH_READY_JS = """() => {
+  const meta = document.querySelector(".md-search-result__meta");
+  return !meta || meta.textContent.trim() !== "Initializing search";
+}"""
+
+DIAGRAMS_JS = """() => [...document.querySelectorAll("div.mermaid")].map((div) => {
+  const svg = div.shadowRoot && div.shadowRoot.querySelector("svg");
+  const box = svg ? svg.getBoundingClientRect() : { width: 0, height: 0 };
+  return { svg: !!svg, width: box.width, height: box.height };
+})"""
+
+
+def visit(page, url: str, origin: str, diagrams: int = 0, timeout_ms: int = 15_000) -> Visit:
+    """Load `url` in `page`, wait until its `diagrams` Mermaid diagrams have rendered."""
+    seen = Visit(url)
+
+    def on_console(message):
+        if message.type == "error":
+            seen.console_errors.append(f"{message.text} ({message.location.get('url', '')})")
+
+    def on_request(request):
+        if not request.url.startswith((origin, "data:", "blob:")):
+            seen.external.append(request.url)
+
+    def on_response(response):
+        seen.responses.append(response)
+        if response.status >= 400 and response.url != url:
+            seen.failed.append(f"{response.url}: HTTP {response.status}")
+
+    handlers = {
+        "console": on_console,
+        "pageerror": lambda error: seen.console_errors.append(f"uncaught: {error}"),
+        "request": on_request,
+        "requestfailed": lambda request: seen.failed.append(f"{request.url}: {request.failure}"),
+        "response": on_response,
+    }
+    for event, handler in handlers.items():
+        page.on(event, handler)
+    try:
+        response = page.goto(url, wait_until="load")
+        seen.status = response.status if response else None
+        if diagrams:
+            page.wait_for_function(
+                f"document.querySelectorAll('pre.mermaid').length === 0 && "
+                f"document.querySelectorAll('div.mermaid').length >= {diagrams}",
+                timeout=timeout_ms,
+            )
+        # The search worker loads the index after `load`; let it finish, so its requests count.
+        page.wait_for_function(SEARCH_READY_JS, timeout=timeout_ms)
+        seen.diagrams = page.evaluate(DIAGRAMS_JS)
+    finally:
+        for event, handler in handlers.items():
+            page.remove_listener(event, handler)
+    return seen
+
+
+# -- weight ---------------------------------------------------------------------------------
+KINDS = ("html", "css", "js", "font", "other")
+
+
+def _kind(response) -> str:
+    rtype = response.request.resource_type
+    path = urllib.parse.urlsplit(response.url).path
+    if rtype == "document":
+        return "html"
+    if rtype == "stylesheet" or path.endswith(".css"):
+        return "css"
+    if rtype == "script" or path.endswith((".js", ".mjs")):
+        return "js"
+    if rtype == "font" or path.endswith((".woff", ".woff2", ".ttf", ".otf")):
+        return "font"
+    return "other"
+
+
+@functools.cache
+def _gzipped_size(site: Path, rel: str) -> int:
+    path = site / rel
+    if path.is_dir():
+        path = path / "index.html"
+    return len(gzip.compress(path.read_bytes(), 9, mtime=0)) if path.is_file() else 0
+
+
+def weight(seen: Visit, site: Path, base_url: str) -> dict[str, int]:
+    """Bytes a first load transfers, by kind, as served (uncompressed) and as gzip would send them."""
+    sizes = dict.fromkeys(KINDS, 0)
+    sizes["requests"] = 0
+    sizes["gzip"] = 0
+    for response in seen.responses:
+        if not response.url.startswith(base_url):
+            continue
+        body = response.request.sizes()["responseBodySize"]
+        sizes[_kind(response)] += body
+        sizes["requests"] += 1
+        sizes["gzip"] += _gzipped_size(site, urllib.parse.urlsplit(response.url).path[len(urllib.parse.urlsplit(base_url).path):])
+    sizes["total"] = sum(sizes[k] for k in KINDS)
+    return sizes
+
+
+def weight_table(weights: dict[str, dict[str, int]]) -> list[str]:
+    """A text table of per-page weights in KiB."""
+    head = f"{'page':<34}" + "".join(f"{k:>9}" for k in (*KINDS, "total", "gzip")) + f"{'requests':>10}"
+    lines = [head, "-" * len(head)]
+    for name, sizes in weights.items():
+        cells = "".join(f"{sizes[k] / 1024:>8.1f}K" for k in (*KINDS, "total", "gzip"))
+        lines.append(f"{name:<34}{cells}{sizes['requests']:>10}")
+    return lines

@@ -1,0 +1,196 @@
+"""(f) Every page as a reader sees it, in headless Chromium, in the light and in the dark scheme."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+from bs4 import BeautifulSoup
+
+from .harness import DOCS, SCHEMES, VIEWPORT, doc_pages, visit, weight
+
+PAGES = doc_pages()
+PHONE = {"width": 390, "height": 844}
+
+# Printed outputs as the page shows them, and every code block that is wider than its box.
+OUTPUTS_JS = """() => [...document.querySelectorAll("div.exec-output code")].map((code) => ({
+  text: code.innerText,
+  foreign: [...code.querySelectorAll("*")].map((e) => e.localName).filter((n) => n !== "span" && n !== "a"),
+}))"""
+OVERFLOWING_CODE_JS = """() => [...document.querySelectorAll(".md-content pre > code")]
+  .filter((code) => code.scrollWidth > code.clientWidth + 1)
+  .map((code) => ({ overflow: getComputedStyle(code).overflowX, start: code.innerText.slice(0, 60) }))"""
+PAGE_OVERFLOW_JS = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+def _clean(seen, url):
+    """Console errors other than the one Chromium logs for a 404 document itself."""
+    return [e for e in seen.console_errors if not (e.startswith("Failed to load resource") and e.endswith(f"({url})"))]
+
+
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+@pytest.mark.parametrize("page", PAGES, ids=str)
+def test_page_loads_cleanly_and_renders_its_diagrams(request, page, scheme, site_url, built_site, weights):
+    tab = request.getfixturevalue(scheme)
+    url = site_url + page.url
+    fences = page.mermaid_fences()
+    seen = visit(tab, url, site_url, diagrams=fences)
+    problems = []
+    if seen.status != 200:
+        problems.append(f"HTTP {seen.status}")
+    problems += [f"console: {e}" for e in seen.console_errors]
+    problems += [f"failed request: {f}" for f in seen.failed]
+    problems += [f"request to another host: {u}" for u in seen.external]
+
+    shown = tab.locator("body").get_attribute("data-md-color-scheme")
+    if shown != SCHEMES[scheme]:
+        problems.append(f"scheme is {shown!r}, not {SCHEMES[scheme]!r}")
+
+    if len(seen.diagrams) != fences:
+        problems.append(f"{len(seen.diagrams)} rendered diagrams for {fences} ```mermaid fences")
+    for i, diagram in enumerate(seen.diagrams, 1):
+        if not (diagram["svg"] and diagram["width"] > 0 and diagram["height"] > 0):
+            problems.append(f"diagram {i} did not render to an SVG: {diagram}")
+
+    for code in tab.evaluate(OVERFLOWING_CODE_JS):
+        if code["overflow"] not in ("auto", "scroll"):
+            problems.append(f"a code block is cut off instead of scrolling: {code['start']!r}")
+    if (extra := tab.evaluate(PAGE_OVERFLOW_JS)) > 0:
+        problems.append(f"the page scrolls sideways by {extra}px at {VIEWPORT['width']}px")
+
+    if scheme == "light":
+        weights[page.source] = weight(seen, built_site, site_url)
+        html = BeautifulSoup((built_site / page.html).read_text(encoding="utf-8"), "html.parser")
+        expected = [b.find("code").get_text() for b in html.select("div.exec-output")]
+        outputs = tab.evaluate(OUTPUTS_JS)
+        if [o["text"].rstrip("\n") for o in outputs] != [e.rstrip("\n") for e in expected]:
+            problems.append("the printed outputs the browser shows differ from their text in the HTML")
+        for output in outputs:
+            if output["foreign"]:
+                problems.append(f"printed output parsed as HTML elements {output['foreign']}: {output['text'][:80]!r}")
+    else:  # the dark pass also looks at a phone-sized window
+        tab.set_viewport_size(PHONE)
+        try:
+            if (extra := tab.evaluate(PAGE_OVERFLOW_JS)) > 0:
+                problems.append(f"the page scrolls sideways by {extra}px at {PHONE['width']}px")
+        finally:
+            tab.set_viewport_size(VIEWPORT)
+    assert not problems, f"{page.source} ({scheme}):\n  " + "\n  ".join(problems)
+
+
+def test_dark_scheme_is_remembered(dark, site_url):
+    """The toggle's choice persists: a fresh load of another page comes up dark."""
+    dark.goto(site_url + PAGES[-1].url)
+    assert dark.locator("body").get_attribute("data-md-color-scheme") == SCHEMES["dark"]
+
+
+def _pages_with_outputs(built_site):
+    return [p for p in PAGES if "exec-output" in (built_site / p.html).read_text(encoding="utf-8")]
+
+
+def test_printed_reprs_show_as_text(light, site_url, built_site):
+    """`<TensorProxy(name="x", ...)>` in a printed output is visible text, not a swallowed HTML tag."""
+    found = {}
+    for page in _pages_with_outputs(built_site):
+        raw = (built_site / page.html).read_text(encoding="utf-8")
+        if "&lt;TensorProxy(" not in raw:
+            continue
+        light.goto(site_url + page.url)
+        texts = light.locator("div.exec-output code").all_inner_texts()
+        found[page.source] = sum(t.count('<TensorProxy(name="') for t in texts)
+        assert found[page.source] == raw.count("&lt;TensorProxy(name=&quot;") or found[page.source] == raw.count(
+            '&lt;TensorProxy(name="'), f"{page.source}: some <TensorProxy(...)> reprs are not shown as text"
+    assert any(found.values()), "no page shows a printed <TensorProxy(...)> repr (expected at least first_trace.md)"
+
+
+def test_long_output_lines_scroll_inside_their_block(light, site_url, built_site):
+    """The longest printed line scrolls inside its block; the page itself does not scroll sideways."""
+    best = None
+    for page in _pages_with_outputs(built_site):
+        html = BeautifulSoup((built_site / page.html).read_text(encoding="utf-8"), "html.parser")
+        for index, block in enumerate(html.select("div.exec-output code")):
+            longest = max(map(len, block.get_text().split("\n")))
+            if best is None or longest > best[0]:
+                best = (longest, page, index)
+    assert best, "no page has printed output"
+    longest, page, index = best
+    light.goto(site_url + page.url)
+    code = light.locator("div.exec-output code").nth(index)
+    box = code.evaluate("(c) => { c.scrollLeft = 80; return { sw: c.scrollWidth, cw: c.clientWidth, "
+                        "left: c.scrollLeft, overflow: getComputedStyle(c).overflowX } }")
+    assert box["sw"] > box["cw"], f"{page.source}: a {longest}-character line fits in {box['cw']}px; no long line to test"
+    assert box["overflow"] in ("auto", "scroll") and box["left"] > 0, f"{page.source}: the long line does not scroll: {box}"
+    assert light.evaluate(PAGE_OVERFLOW_JS) <= 0, f"{page.source}: the page scrolls sideways"
+
+
+def test_copy_button_copies_the_code_not_its_output(clipboard_page, site_url, built_site):
+    page = _pages_with_outputs(built_site)[0]
+    tab = clipboard_page
+    tab.goto(site_url + page.url)
+    block = tab.locator("div.language-python.highlight:not(.exec-output)").first
+    code = block.locator("code").inner_text()
+    output = tab.locator("div.exec-output code").first.inner_text()
+    block.locator("button.md-code__button[data-md-type=copy]").click()
+    tab.wait_for_function("() => navigator.clipboard.readText().then((t) => t.length > 0)")
+    copied = tab.evaluate("navigator.clipboard.readText()")
+    assert copied.strip() == code.strip(), f"{page.source}: the copy button copied {copied!r}"
+    for line in output.splitlines():
+        if line.strip() and line.strip() not in code:
+            assert line.strip() not in copied, f"{page.source}: the copied code holds output: {line!r}"
+
+
+# -- search ---------------------------------------------------------------------------------
+SEARCH_DONE_JS = """() => {
+  const meta = document.querySelector(".md-search-result__meta").textContent;
+  return /matching document|No matching/.test(meta);
+}"""
+FIRST_RESULT_JS = """() => {
+  const link = document.querySelector(".md-search-result__list > li a");
+  return link ? new URL(link.href).pathname : null;
+}"""
+
+
+def _search(tab, site_url, query):
+    tab.goto(site_url)
+    tab.wait_for_function("() => !/Initializing/.test(document.querySelector('.md-search-result__meta').textContent)")
+    # Material searches on key events: type, as a reader does (fill() sets the value silently).
+    tab.locator("[data-md-component=search-query]").press_sequentially(query)
+    tab.wait_for_function(SEARCH_DONE_JS)
+    return tab.evaluate(FIRST_RESULT_JS)
+
+
+def _path_of(site_url, page):
+    return urllib.parse.urlsplit(site_url).path + page.url
+
+
+def test_search_works_offline(light, site_url):
+    """The search worker and its index load from the site; a word of the first page is found."""
+    first = _search(light, site_url, "unpack_trivial")
+    assert first, "search for 'unpack_trivial' found nothing"
+    assert first.startswith(urllib.parse.urlsplit(site_url).path)
+
+
+SEARCHES = [
+    ("BoundSymbol", "concepts/bound_symbol.md"),
+    ("push_scope", "guides/building_by_hand.md"),
+    ("SigInfo", "guides/building_by_hand.md"),
+]
+
+
+@pytest.mark.parametrize("query,expected", SEARCHES, ids=[q for q, _ in SEARCHES])
+def test_search_ranks_the_right_page_first(light, site_url, query, expected):
+    if not (DOCS / expected).exists():
+        pytest.skip(f"docs/{expected} does not exist yet; once it does, '{query}' must rank it first")
+    target = next(p for p in PAGES if p.source == expected)
+    first = _search(light, site_url, query)
+    assert first == _path_of(site_url, target), f"search '{query}': first result is {first}, not docs/{expected}"
+
+
+def test_missing_page_gets_the_404_page(light, site_url):
+    url = site_url + "no-such-page/"
+    seen = visit(light, url, site_url)
+    assert seen.status == 404
+    assert "Page not found" in light.locator("h1").inner_text()
+    assert not _clean(seen, url) and not seen.failed and not seen.external, seen
+    home = light.get_by_role("link", name="the home page")
+    assert urllib.parse.urlsplit(home.evaluate("(a) => a.href")).path == urllib.parse.urlsplit(site_url).path

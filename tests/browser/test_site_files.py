@@ -1,0 +1,105 @@
+"""(f) The built site's files: every page built, every internal link and anchor resolves,
+a 404 page, and two builds of the same tree are byte-identical."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import urllib.parse
+from functools import cache
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+
+from .harness import base_path, built_pages, doc_pages, configured_site_url
+
+SITE_URL_HOSTS = {urllib.parse.urlsplit(configured_site_url()).hostname}  # links to the deployed site are internal
+LINKING = {"a": "href", "link": "href", "script": "src", "img": "src", "source": "src", "iframe": "src"}
+
+
+def test_every_page_is_built(built_site):
+    expected = {p.url for p in doc_pages()}
+    built = built_pages(built_site)
+    assert built == expected, f"built but not in docs/: {sorted(built - expected)}; in docs/ but not built: {sorted(expected - built)}"
+
+
+def test_there_is_a_404_page(built_site):
+    page = built_site / "404.html"
+    assert page.is_file(), "the build wrote no 404.html"
+    assert "Page not found" in page.read_text(encoding="utf-8")
+
+
+@cache
+def _ids(path: Path) -> frozenset[str]:
+    html = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    return frozenset(e["id"] for e in html.find_all(id=True)) | frozenset(e["name"] for e in html.find_all("a", attrs={"name": True}))
+
+
+def _target(site: Path, path: str) -> Path | None:
+    """The file a site-relative URL path is served from, or None."""
+    rel = urllib.parse.unquote(path)
+    candidate = site / rel
+    if rel == "" or rel.endswith("/"):
+        candidate = candidate / "index.html"
+    elif candidate.is_dir():
+        candidate = candidate / "index.html"
+    return candidate if candidate.is_file() else None
+
+
+def _check(site: Path, base: str, page_url: str, link: str, where: str, broken: list[str]) -> None:
+    parts = urllib.parse.urlsplit(link)
+    if parts.scheme in ("mailto", "javascript", "data", "blob"):
+        return
+    if parts.scheme in ("http", "https"):
+        if parts.hostname not in SITE_URL_HOSTS:
+            return  # an external link: the browser tests check that none of them is *loaded*
+        link = parts.path + ("#" + parts.fragment if parts.fragment else "")
+    absolute = urllib.parse.urljoin(f"http://site{base}{page_url}", link)
+    parts = urllib.parse.urlsplit(absolute)
+    if not parts.path.startswith(base):
+        broken.append(f"{where}: {link} points outside the site")
+        return
+    target = _target(site, parts.path[len(base):])
+    if target is None:
+        broken.append(f"{where}: {link} (no such file)")
+    elif parts.fragment and target.suffix == ".html" and urllib.parse.unquote(parts.fragment) not in _ids(target):
+        broken.append(f"{where}: {link} (no anchor #{parts.fragment})")
+
+
+def test_internal_links_and_anchors_resolve(built_site):
+    """Every href/src in every HTML file, and every search result location, finds its file and anchor."""
+    base = base_path()
+    broken: list[str] = []
+    for html_file in sorted(built_site.rglob("*.html")):
+        rel = html_file.relative_to(built_site).as_posix()
+        if rel.startswith("assets/"):
+            continue
+        # A page's URL is its folder; 404.html is served at any address, so its links are absolute.
+        page_url = rel.removesuffix("index.html") if rel.endswith("index.html") else rel
+        html = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser")
+        for tag, attribute in LINKING.items():
+            for element in html.find_all(tag, attrs={attribute: True}):
+                _check(built_site, base, page_url, element[attribute], rel, broken)
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    for doc in index["docs"]:
+        _check(built_site, base, "", doc["location"], "search index", broken)
+    assert not broken, f"{len(broken)} broken internal links:\n  " + "\n  ".join(sorted(set(broken)))
+
+
+def test_two_builds_are_byte_identical(built_site, second_build):
+    """A second build of the same tree writes the same files, byte for byte (dates come from SOURCE_DATE_EPOCH)."""
+    again = second_build()
+    files = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*") if p.is_file()}
+    files_again = {p.relative_to(again).as_posix() for p in again.rglob("*") if p.is_file()}
+    assert files == files_again, f"only in one build: {sorted(files ^ files_again)}"
+    differ = []
+    for rel in sorted(files):
+        a, b = (built_site / rel).read_bytes(), (again / rel).read_bytes()
+        if a == b:
+            continue
+        try:
+            diff = difflib.unified_diff(a.decode().splitlines(), b.decode().splitlines(), lineterm="", n=0)
+            differ.append(rel + ":\n    " + "\n    ".join(list(diff)[2:8]))
+        except UnicodeDecodeError:
+            differ.append(f"{rel} (binary, {len(a)} vs {len(b)} bytes)")
+    assert not differ, f"{len(differ)} files differ between two builds:\n  " + "\n  ".join(differ)
