@@ -1,0 +1,173 @@
+"""BoundSymbol: one call in a trace, its fields, and the right way to make new ones."""
+
+# --8<-- [start:setup]
+import torch
+
+import thunder
+
+
+def fn(x, y):
+    z = x + y  # x is broadcast from (3, 3) to (3, 3, 3)
+    return z * 2
+
+
+x = torch.ones(3, 3)
+y = torch.ones(3, 3, 3)
+
+jfn = thunder.jit(fn)
+result = jfn(x, y)
+
+traces = thunder.last_traces(jfn)
+first = traces[0]  # what the interpreter recorded
+last = traces[-1]  # what ran
+# --8<-- [end:setup]
+
+# --8<-- [start:fields]
+from thunder.core.symbol import BoundSymbol
+
+add = first.bound_symbols[2]  # the line for `z = x + y`
+print("sym:             ", add.sym, "id:", add.sym.id)
+print("args:            ", add.args)
+print("kwargs:          ", add.kwargs)
+print("output:          ", add.output)
+print("subsymbols:      ", [str(sub.sym.id) for sub in add.subsymbols])
+print("header:          ", repr(add.header))
+print("source_filename: ", add.source_filename)
+print("source_positions:", add.source_positions)
+print("tags:            ", add.tags)
+
+assert isinstance(add, BoundSymbol) and add.sym.id == "torch.add"
+assert add.kwargs == {"alpha": 1} and add.output.name == "z"
+assert [sub.sym.name for sub in add.subsymbols] == ["broadcast_in_dim", "add"]
+assert add.source_positions.end_col_offset - add.source_positions.col_offset == len("x + y")
+# --8<-- [end:fields]
+
+# --8<-- [start:lines]
+for line in add.python(indent=0, print_depth=-1):
+    print(line)
+print()
+for bsym in last.bound_symbols:
+    print(f"{bsym.sym.name:15}", bsym.python(indent=0, print_depth=1))
+
+assert add.python(indent=0, print_depth=-1) == repr(add).splitlines()
+assert len(add.python(indent=0, print_depth=1)) == 1  # one line per bound symbol
+# --8<-- [end:lines]
+
+# --8<-- [start:flat]
+mul = first.bound_symbols[3]  # the line for `return z * 2`
+ret = first.bound_symbols[-1]
+for bsym in (add, mul, ret):
+    print(bsym.sym.name)
+    print("  flat_args:      ", bsym.flat_args)
+    print("  flat_proxy_args:", [p.name for p in bsym.flat_proxy_args])
+    print("  flat_proxy_outs:", [p.name for p in bsym.flat_proxy_outs])
+
+assert mul.flat_args[1] == 2 and [p.name for p in mul.flat_proxy_args] == ["z"]
+assert ret.output is None and ret.flat_proxy_outs == ()
+# --8<-- [end:flat]
+
+# --8<-- [start:rhs]
+twin = add.from_bsym(output=mul.output)  # same call, another output
+print(add.rhs)
+print("same right-hand side:", twin.rhs == add.rhs)
+print("equal bound symbols: ", twin == add)
+
+assert twin.rhs == add.rhs and twin != add
+# --8<-- [end:rhs]
+
+# --8<-- [start:tags]
+from thunder.core.symbol import BoundSymbolTag
+
+print("tags in the forward trace:", [bsym.tags for bsym in last.bound_symbols])
+
+jgrad = thunder.jit(fn)
+jgrad(x.clone().requires_grad_(), y)  # a tensor that requires grad: Thunder also makes a backward trace
+backward = thunder.last_backward_traces(jgrad)[-1]
+tagged = [bsym.sym.name for bsym in backward.bound_symbols if BoundSymbolTag.BACKWARD in bsym.tags]
+print("tagged BACKWARD in the backward trace:", tagged)
+
+assert all(not bsym.tags for bsym in last.bound_symbols) and tagged
+# --8<-- [end:tags]
+
+# --8<-- [start:call]
+import thunder.torch as ltorch
+from thunder.core.trace import from_trace, tracectx
+
+z = add.output
+new = from_trace(first)  # an empty copy that shares the names of `first`
+new.bound_symbols = list(first.bound_symbols[:-1])  # everything but the return
+with tracectx(new):
+    w = ltorch.sub(z, 1)  # appends a bound symbol, returns its output proxy
+
+print(new.bound_symbols[-1])
+assert new.bound_symbols[-1].output is w and len(new.bound_symbols) == len(first.bound_symbols)
+# --8<-- [end:call]
+
+# --8<-- [start:bind]
+with tracectx(new):
+    halved = ltorch.true_divide.bind(w, 2, output=mul.output)  # a new call that writes an existing output
+
+print(halved)
+print("appended:", new.bound_symbols[-1] is halved)
+new.bound_symbols.append(halved)  # bind never appends: place it yourself
+
+assert halved.output is mul.output and halved.subsymbols == ()
+# --8<-- [end:bind]
+
+# --8<-- [start:scope]
+new.push_scope([])  # calls now go to this list, not to the end of the trace
+with tracectx(new):
+    ltorch.neg(z)
+made = new.pop_scope()
+
+new.bound_symbols[3:3] = made  # insert them anywhere
+print([bsym.sym.name for bsym in new.bound_symbols])
+assert [bsym.sym.name for bsym in made] == ["neg"]
+# --8<-- [end:scope]
+
+# --8<-- [start:from-bsym]
+noted = mul.from_bsym(header="z doubled")  # everything copied, one field changed
+print(noted)
+
+assert noted.sym is mul.sym and noted.args is mul.args and noted.output is mul.output
+# --8<-- [end:from-bsym]
+
+# --8<-- [start:swap]
+from thunder.core.proxies import variableify
+
+y_proxy = add.args[1]
+swapped = mul.from_bsym_swap_proxies({variableify(z): y_proxy})
+print(swapped)
+
+assert swapped.args[0] is y_proxy and swapped.subsymbols[0].args[0] is y_proxy
+assert hash(variableify(z)) == hash(z.name)
+# --8<-- [end:swap]
+
+# --8<-- [start:mistake-bind]
+n = len(new.bound_symbols)
+with tracectx(new):
+    forgotten = ltorch.add.bind(z, z, output=w)
+
+print("length before and after bind:", n, len(new.bound_symbols))
+print("in the trace:", any(bsym is forgotten for bsym in new.bound_symbols))
+assert len(new.bound_symbols) == n
+# --8<-- [end:mistake-bind]
+
+# --8<-- [start:mistake-constructor]
+with tracectx(new):
+    new.set_current_source_location(add.source_filename, add.source_positions)
+    by_bind = ltorch.add.bind(z, z, output=w)
+by_hand = BoundSymbol(ltorch.add, args=(z, z), kwargs={}, output=w)
+
+print("bind:        ", by_bind, "| line", by_bind.source_positions.lineno)
+print("constructor: ", by_hand, "| line", by_hand.source_positions)
+assert by_bind.kwargs == {"alpha": 1} and by_hand.kwargs == {}
+assert by_bind.source_positions is add.source_positions and by_hand.source_positions is None
+# --8<-- [end:mistake-constructor]
+
+# --8<-- [start:mistake-from-bsym]
+tripled = mul.from_bsym(args=(z, 3))  # DON'T: the subsymbols still multiply by 2
+print(tripled)
+
+assert tripled.args[1] == 3 and tripled.subsymbols[0].args[1] == 2.0
+# --8<-- [end:mistake-from-bsym]

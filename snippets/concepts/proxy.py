@@ -1,0 +1,151 @@
+"""Proxy: the stand-ins a trace computes with, and where every name in trace.names comes from."""
+
+# --8<-- [start:setup]
+import torch
+
+import thunder
+
+
+def fn(x, y):
+    z = x + y  # x is broadcast from (3, 3) to (3, 3, 3)
+    return z * 2
+
+
+x = torch.ones(3, 3)
+y = torch.ones(3, 3, 3)
+
+jfn = thunder.jit(fn)
+result = jfn(x, y)
+
+traces = thunder.last_traces(jfn)
+first = traces[0]  # what the interpreter recorded
+last = traces[-1]  # what ran
+# --8<-- [end:setup]
+
+# --8<-- [start:metadata]
+from thunder.core.proxies import TensorProxy
+
+x_proxy = first.args[0]
+print(type(x_proxy).__name__, "named", x_proxy.name)
+print("shape:        ", x_proxy.shape)
+print("dtype:        ", x_proxy.dtype)
+print("device:       ", x_proxy.device)
+print("requires_grad:", x_proxy.requires_grad)
+print("a torch.Tensor?", isinstance(x_proxy, torch.Tensor))
+
+assert isinstance(x_proxy, TensorProxy) and not isinstance(x_proxy, torch.Tensor)
+assert x_proxy.shape == x.shape and x_proxy.requires_grad is False
+# --8<-- [end:metadata]
+
+# --8<-- [start:kinds]
+from thunder.core.proxies import CollectionProxy, proxy
+from thunder.core.trace import TraceCtx, tracectx
+
+trc = TraceCtx()  # a fresh trace: its counter starts at 0
+with tracectx(trc):
+    made = [proxy(torch.ones(2)), proxy(3), proxy(True), proxy(2.5)]
+    made.append(CollectionProxy([made[0], made[1]]))
+
+for p in made:
+    print(f"{type(p).__name__:16} {p.name:4} prefix={p.prefix}")
+
+numbers = [int(p.name[1:]) for p in made]
+assert numbers == list(range(len(made)))  # one counter for every prefix
+assert [p.name[0] for p in made] == ["t", "i", "i", "f", "C"]
+assert made[2].prefix == "b"  # the property says b, but the name was made with i
+assert made[2].type_string() == "bool True"  # what a printed annotation shows
+# --8<-- [end:kinds]
+
+# --8<-- [start:names]
+import re
+
+printed = set()
+for trc in traces:
+    printed |= set(re.findall(r"\w+", str(trc)))  # every level of every trace
+
+print("names:        ", sorted(first.names))
+print("never printed:", sorted(first.names - printed))
+
+assert all(trc.names is first.names for trc in traces)  # one set for the whole pipeline
+assert {"t_0", "t_1"} <= first.names - printed
+# --8<-- [end:names]
+
+# --8<-- [start:unpack]
+for bsym in first.bound_symbols[:2]:
+    print(bsym.sym.name, "kwargs:", bsym.kwargs, "output:", bsym.output.name)
+
+assert [bsym.kwargs["name"] for bsym in first.bound_symbols[:2]] == ["t_0", "t_1"]
+# --8<-- [end:unpack]
+
+# --8<-- [start:spy]
+import thunder.core.jit_ext as jit_ext
+import thunder.executors.passes as passes
+from thunder.core.proxies import unvariableify
+
+renamed = {}  # old name -> new name, from the jit's swap map
+minted = []  # the names each executor pass added, and whether its result was kept
+
+
+def spy_rename(trace, swap_map=None, name=None):
+    if name == "computation":
+        renamed.update({unvariableify(old).name: new.name for old, new in swap_map.items()})
+    return real_rename(trace, swap_map, name)
+
+
+def spy_executor_pass(trace, executors_list):
+    before = set(trace.names)
+    new = real_executor_pass(trace, executors_list)
+    if trace.siginfo().name == "computation":  # skip the prologue and epilogue traces
+        minted.append(sorted(trace.names - before))
+    return new
+
+
+real_rename = jit_ext._apply_trace_proxy_rename
+real_executor_pass = passes._transform_for_operator_executor_execution
+jit_ext._apply_trace_proxy_rename = spy_rename
+passes._transform_for_operator_executor_execution = spy_executor_pass
+try:
+    jspy = thunder.jit(fn)  # the same function, compiled again while we watch
+    jspy(x, y)
+finally:
+    jit_ext._apply_trace_proxy_rename = real_rename
+    passes._transform_for_operator_executor_execution = real_executor_pass
+
+spy_traces = thunder.last_traces(jspy)
+spy_printed = set(re.findall(r"\w+", "\n".join(str(trc) for trc in spy_traces)))
+print("renamed:", renamed)
+for i, names in enumerate(minted):
+    print(f"executor pass, run {i}: made {names}, printed in a trace: {sorted(set(names) & spy_printed)}")
+
+assert spy_traces[0].names == first.names  # the same names as the first compilation
+never_printed = first.names - printed
+assert never_printed == set(renamed) | set(minted[0])  # every hidden name accounted for
+assert not set(minted[0]) & spy_printed and set(minted[1]) <= spy_printed
+assert len(minted) == 3 and minted[2] == []
+# --8<-- [end:spy]
+
+# --8<-- [start:mistake-outside]
+try:
+    TensorProxy(like=x_proxy)  # no tracectx: there is no trace to name it in
+except AttributeError as e:
+    error = e
+    print(f"{type(e).__name__}: {e}")
+
+assert str(error) == "'NoneType' object has no attribute 'make_name'"
+# --8<-- [end:mistake-outside]
+
+# --8<-- [start:mistake-name]
+try:
+    with tracectx(first):
+        TensorProxy("z", like=x_proxy)  # z is already a name of this trace
+except RuntimeError as e:
+    error = e
+    print(f"{type(e).__name__}: {e}")
+
+assert "already used" in str(error)
+
+with tracectx(first):
+    free = x_proxy.replace_name("z", disambiguate=True)
+print("disambiguated:", free.name)
+assert free.name == "z_0"
+# --8<-- [end:mistake-name]

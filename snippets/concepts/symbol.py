@@ -1,0 +1,126 @@
+"""Symbol: what an operation is to Thunder, its three kinds, and what calling one does."""
+
+# --8<-- [start:setup]
+import torch
+
+import thunder
+
+
+def fn(x, y):
+    z = x + y  # x is broadcast from (3, 3) to (3, 3, 3)
+    return z * 2
+
+
+x = torch.ones(3, 3)
+y = torch.ones(3, 3, 3)
+
+jfn = thunder.jit(fn)
+result = jfn(x, y)
+
+traces = thunder.last_traces(jfn)
+first = traces[0]  # what the interpreter recorded
+last = traces[-1]  # what ran
+# --8<-- [end:setup]
+
+# --8<-- [start:in-the-trace]
+first_add = first.bound_symbols[2]  # z = ltorch.add(x, y, alpha=1)
+last_add = last.bound_symbols[2]  # ... = torch.add(x, y, alpha=1)
+
+print("first trace:", first_add.sym.name, "from", first_add.sym.module.__name__)
+print("  made of:  ", [f"{sub.sym.module.__name__}.{sub.sym.name}" for sub in first_add.subsymbols])
+print("last trace: ", last_add.sym.name, "from", last_add.sym.module.__name__,
+      "run by the", last_add.sym.executor.name, "executor")
+print("  made of:  ", [f"{sub.sym.module.__name__}.{sub.sym.name}" for sub in last_add.subsymbols])
+# --8<-- [end:in-the-trace]
+
+# --8<-- [start:three-kinds]
+import thunder.torch as ltorch
+from thunder.core import prims
+from thunder.core.symbol import Symbol
+from thunder.executors.torchex import ex as torch_executor
+
+kinds = {"ltorch.add": ltorch.add, "prims.add": prims.add, "torch executor's add": torch_executor.opmap["add"]}
+print(f"{'':21} {'id':14} {'is_prim':8} {'module':19} executor")
+for label, sym in kinds.items():
+    executor = sym.executor.name if sym.executor else None
+    print(f"{label:21} {sym.id!s:14} {sym.is_prim!s:8} {sym.module.__name__:19} {executor}")
+
+assert all(isinstance(sym, Symbol) for sym in kinds.values()) and not isinstance(torch.add, Symbol)
+assert ltorch.add.id == "torch.add" and not ltorch.add.is_prim and ltorch.add.executor is None
+assert prims.add.id is prims.PrimIDs.ADD and prims.add.is_prim
+assert torch_executor.opmap["add"].id == "add" and torch_executor.opmap["add"].executor is torch_executor
+assert first_add.sym is ltorch.add and first_add.subsymbols[1].sym is prims.add
+assert last_add.sym is torch_executor.opmap["add"] and last_add.subsymbols[0].sym is ltorch.add
+# --8<-- [end:three-kinds]
+
+# --8<-- [start:fields]
+import inspect
+
+sym = ltorch.add
+print("name:          ", sym.name)
+print("meta:          ", f"{sym.meta.__module__}.{sym.meta.__qualname__}")
+print("id:            ", sym.id)
+print("is_prim:       ", sym.is_prim)
+print("tags:          ", sym.tags)
+print("is_fusion:     ", sym.is_fusion)
+print("python_printer:", sym.python_printer.__name__)
+print("module:        ", sym.module.__name__)
+print("executor:      ", sym.executor)
+print("python_impl:   ", sym.python_impl)
+print()
+print(inspect.getsource(sym.meta))
+
+assert "clang.add(a, b)" in inspect.getsource(sym.meta)
+# --8<-- [end:fields]
+
+# --8<-- [start:call]
+from thunder.core.trace import from_trace, tracectx
+
+x_proxy, y_proxy = first.args
+trc = from_trace(first)  # an empty trace with the same inputs
+with tracectx(trc):
+    out = ltorch.add(x_proxy, y_proxy)  # a call, not an assignment trick
+    doubled = prims.add(out, out)
+
+print("out is a", type(out).__name__, "named", out.name)
+print(len(trc.bound_symbols), "bound symbols:")
+for bsym in trc.bound_symbols:
+    print(bsym)
+
+assert [bsym.sym for bsym in trc.bound_symbols] == [ltorch.add, prims.add]
+assert trc.bound_symbols[0].output is out and trc.bound_symbols[1].output is doubled
+assert len(trc.bound_symbols[0].subsymbols) == 2 and not trc.bound_symbols[1].subsymbols
+# --8<-- [end:call]
+
+# --8<-- [start:clang]
+import thunder.clang as clang
+
+print("clang.add is a", type(clang.add).__name__, "- a Symbol?", isinstance(clang.add, Symbol))
+trc = from_trace(first)
+with tracectx(trc):
+    clang.add(x_proxy, y_proxy)
+print([f"{bsym.sym.module.__name__}.{bsym.sym.name}" for bsym in trc.bound_symbols])
+
+assert not isinstance(clang.add, Symbol)
+assert all(bsym.sym.module is prims for bsym in trc.bound_symbols)
+# --8<-- [end:clang]
+
+# --8<-- [start:mistake-meta]
+trc = from_trace(first)
+with tracectx(trc):
+    ltorch.add.meta(x_proxy, y_proxy)  # DON'T: the meta runs without a scope of its own
+
+print([f"{bsym.sym.module.__name__}.{bsym.sym.name}" for bsym in trc.bound_symbols])
+assert [bsym.sym.name for bsym in trc.bound_symbols] == ["broadcast_in_dim", "add"]
+assert all(bsym.sym.is_prim for bsym in trc.bound_symbols)
+# --8<-- [end:mistake-meta]
+
+# --8<-- [start:mistake-outside]
+try:
+    ltorch.add(x_proxy, y_proxy)  # no tracectx
+except NotImplementedError as e:
+    error = e
+    print(f"{type(e).__name__}: {e}")
+
+assert "outside of a tracing context" in str(error)
+# --8<-- [end:mistake-outside]

@@ -1,0 +1,144 @@
+"""Trace: the fields of a TraceCtx, how it prints, how it runs, and how passes copy it."""
+
+# --8<-- [start:setup]
+import torch
+
+import thunder
+
+
+def fn(x, y):
+    z = x + y  # x is broadcast from (3, 3) to (3, 3, 3)
+    return z * 2
+
+
+x = torch.ones(3, 3)
+y = torch.ones(3, 3, 3)
+
+jfn = thunder.jit(fn)
+result = jfn(x, y)
+
+traces = thunder.last_traces(jfn)
+first = traces[0]  # what the interpreter recorded
+last = traces[-1]  # what ran
+# --8<-- [end:setup]
+
+# --8<-- [start:fields]
+from thunder.core.trace import TraceCtx
+
+print("type:         ", type(first).__name__)
+print("fn:           ", first.fn)
+print("args:         ", first.args)
+print("kwargs:       ", first.kwargs)
+print("siginfo():    ", first.siginfo())
+print("bound_symbols:", [bsym.sym.name for bsym in first.bound_symbols])
+print("names:        ", sorted(first.names))
+print("provenance:   ", first.get_provenance())
+print("tags:         ", first.tags)
+
+assert isinstance(first, TraceCtx) and all(trc.fn is None for trc in traces)
+assert [p.name for p in first.args] == ["x", "y"] and first.kwargs == {}
+assert first.get_provenance() is None and first.tags == set()
+# --8<-- [end:fields]
+
+# --8<-- [start:last-fields]
+print("bound_symbols:", [bsym.sym.name for bsym in last.bound_symbols])
+print("provenance:   ", last.get_provenance())
+print("same names set as the first trace:", last.names is first.names)
+
+assert last.names is first.names
+assert [p.name for p in last.args] == ["x", "y"]
+# --8<-- [end:last-fields]
+
+# --8<-- [start:print-depth]
+import difflib
+
+everything = str(first)  # every level of subsymbols
+runnable = first.python()  # print_depth=1: only the lines that run
+
+assert everything == first.python(print_depth=-1)
+assert runnable == first.python(print_depth=1)
+assert "ltorch.add" in last.python(print_depth=2) and "prims.add" not in last.python(print_depth=2)
+print("".join(difflib.unified_diff(
+    everything.splitlines(keepends=True), runnable.splitlines(keepends=True),
+    fromfile="print(first)", tofile="first.python()", n=1,
+)))
+# --8<-- [end:print-depth]
+
+# --8<-- [start:callable]
+computation = last.python_callable()
+outputs = computation(x, y)
+
+print(computation.__name__, "returned a", type(outputs).__name__, "of", len(outputs), "tensor")
+assert isinstance(outputs, tuple) and len(outputs) == 1
+assert torch.equal(outputs[0], result)  # the same numbers the jitted function returned
+assert isinstance(result, torch.Tensor)  # jfn unwrapped the tuple
+# --8<-- [end:callable]
+
+# --8<-- [start:provenance]
+for i, trc in enumerate(traces):
+    print(f"[{i}]", trc.get_provenance())
+
+assert traces[0].get_provenance() is None
+assert all(trc.get_provenance() is not None for trc in traces[1:])
+# --8<-- [end:provenance]
+
+# --8<-- [start:from-trace]
+from thunder.core.trace import TraceProvenance, from_trace
+
+copy = from_trace(last)
+print("args, siginfo shared:    ", copy.args is last.args, copy.siginfo() is last.siginfo())
+print("names shared:            ", copy.names is last.names)
+print("name counter copied:     ", copy.name_ctr == last.name_ctr)
+print("bound_symbols:           ", copy.bound_symbols)
+print("provenance:              ", copy.get_provenance())
+
+assert copy.names is last.names and copy.name_ctr == last.name_ctr
+assert copy.bound_symbols == [] and copy.get_provenance() is None
+
+# The idiom of every pass: fill the copy, then say who made it.
+copy.bound_symbols = list(last.bound_symbols)
+copy.set_provenance(TraceProvenance("My pass"))
+print(copy.python().splitlines()[0])
+assert copy.bound_symbols is not last.bound_symbols
+# --8<-- [end:from-trace]
+
+# --8<-- [start:alias]
+from thunder.core import transform_common, transforms, update_aliases
+
+for module in (transforms, transform_common, update_aliases):
+    print(f"{module.__name__}.Trace is TraceCtx:", module.Trace is TraceCtx)
+
+assert transforms.Trace is transform_common.Trace is update_aliases.Trace is TraceCtx
+# --8<-- [end:alias]
+
+# --8<-- [start:mistake-run-first]
+try:
+    first.python_callable()(x, y)
+except NotImplementedError as e:
+    error = e
+    print(f"{type(e).__name__}: {e}")
+
+assert "outside of a tracing context" in str(error)
+# --8<-- [end:mistake-run-first]
+
+# --8<-- [start:mistake-mutate]
+before = str(last)
+last.bound_symbols.insert(-1, last.bound_symbols[3])  # DON'T: this edits Thunder's own record
+
+again = jfn(x, y)
+after = str(thunder.last_traces(jfn)[-1])
+
+print("still the right result:", torch.equal(again, fn(x, y)))
+print("last_traces shows the edited object:", thunder.last_traces(jfn)[-1] is last)
+print("".join(difflib.unified_diff(
+    before.splitlines(keepends=True), after.splitlines(keepends=True),
+    fromfile="before the edit", tofile="after the edit", n=1,
+)))
+
+assert torch.equal(again, fn(x, y))
+assert thunder.last_traces(jfn)[-1] is last and after != before
+names_in_order = [bsym.sym.name for bsym in last.bound_symbols]
+deleted = last.bound_symbols[names_in_order.index("python_del")].flat_proxy_args[0].name
+after_del = last.bound_symbols[names_in_order.index("python_del") + 1 :]
+assert any(deleted in [p.name for p in bsym.flat_proxy_args] for bsym in after_del)  # used after its del
+# --8<-- [end:mistake-mutate]
