@@ -71,7 +71,7 @@ def free_port() -> int:
 
 def prose_edit_seconds(site: Path, cache: Path, page: Path) -> float:
     """Start `mkdocs serve`, edit a page's prose, time until the rebuild has finished."""
-    command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{free_port()}", "--no-livereload"]
+    command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{free_port()}"]
     proc = subprocess.Popen(command, cwd=site, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=env(cache))
     try:

@@ -33,7 +33,7 @@ from .sections import Section
 # Environment variables whose value can change what a section prints (the build's own
 # THUNDER_DOCS_* settings excepted: the device a page runs on is part of the key anyway).
 ENV_PREFIXES = ("THUNDER_", "TORCH_", "NVFUSER_", "PYTORCH_", "CUDA_", "OMP_", "MKL_")
-ENV_NAMES = ("PYTHONHASHSEED",)
+ENV_NAMES = ()  # PYTHONHASHSEED is not among them: every worker runs with PYTHONHASHSEED=0
 PACKAGES = ("lightning-thunder", "torch", "nvfuser-cu128-torch28", "triton")
 
 

@@ -82,6 +82,11 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
         self.gpu = device_name()
         return config
 
+    def on_serve(self, server, config, builder):
+        """`mkdocs serve` watches docs/ only; snippet edits must rebuild too."""
+        server.watch(str(self.root / "snippets"))
+        return server
+
     # -- execution -----------------------------------------------------------------------
     def on_files(self, files: Files, config) -> Files:
         self._add_mermaid(files, config)

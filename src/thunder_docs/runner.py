@@ -66,7 +66,7 @@ class Runner:
     def context(self):
         if self._context is None:
             # Same hash seed in every worker, so sets of strings print in one order.
-            os.environ.setdefault("PYTHONHASHSEED", "0")
+            os.environ["PYTHONHASHSEED"] = "0"
             os.environ["THUNDER_DOCS_PRELOAD"] = ",".join(self.preload)
             self._context = multiprocessing.get_context("forkserver")
             self._context.set_forkserver_preload(["thunder_docs.preload"])

@@ -1,0 +1,85 @@
+"""Under `mkdocs serve`: a prose edit runs no code; a section edit re-runs only its own page."""
+
+import queue
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+from conftest import mkdocs_env
+
+MKDOCS_YML = """\
+site_name: serve
+plugins:
+  - thunder-exec:
+      preload: []
+      approve: false
+markdown_extensions:
+  - pymdownx.snippets
+  - pymdownx.superfences
+"""
+
+
+def page(name):
+    return f'# {name}\n\nProse.\n\n```python\n--8<-- "snippets/{name}.py:a"\n```\n\n```python\n--8<-- "snippets/{name}.py:b"\n```\n'
+
+
+def snippet(value):
+    return f'# --8<-- [start:a]\nx = {value}\n# --8<-- [end:a]\n\n# --8<-- [start:b]\nprint("x is", x)\n# --8<-- [end:b]\n'
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def reader(proc):
+    """The server's output lines, read by a thread, so waiting for one can time out."""
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    return lines
+
+
+def next_build_log(lines, timeout=120):
+    """Lines printed by the server up to the end of the next build."""
+    seen, deadline = [], time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            seen.append(lines.get(timeout=1))
+        except queue.Empty:
+            continue
+        if "Documentation built in" in seen[-1]:
+            return "".join(seen)
+    raise AssertionError("no rebuild:\n" + "".join(seen))
+
+
+def test_serve_reuses_and_reexecutes_only_what_changed(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML)
+    for name in ("one", "two"):
+        (tmp_path / "docs" / f"{name}.md").write_text(page(name))
+        (tmp_path / "snippets" / f"{name}.py").write_text(snippet(1))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{free_port()}"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=mkdocs_env(),
+    )
+    lines = reader(proc)
+    try:
+        first = next_build_log(lines)
+        assert "executed 4 sections of 2 pages" in first
+        time.sleep(1)
+
+        (tmp_path / "docs" / "one.md").write_text(page("one").replace("Prose.", "Edited prose."))
+        assert re.search(r"executed 0 sections of 0 pages .* reused 4", next_build_log(lines))
+        time.sleep(1)
+
+        (tmp_path / "snippets" / "one.py").write_text(snippet(2))  # a snippet edit rebuilds too
+        log = next_build_log(lines)
+        assert "executed 2 sections of 1 pages" in log and "reused 2 from the cache" in log
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
