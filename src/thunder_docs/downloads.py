@@ -1,0 +1,145 @@
+"""Offer each page's code for download: as a Jupyter notebook and as the snippet file.
+
+A small MkDocs plugin (``thunder-downloads`` in ``mkdocs.yml``):
+
+- ``on_files``: for every page that shows snippet sections, generate
+  ``downloads/<page>.ipynb`` (the page's headings as markdown cells, each of its code
+  blocks as a code cell, in page order) and add a copy of its snippet file as
+  ``downloads/<page>.py``. The sections come from :func:`sections.find_includes`, the
+  same parse the build executes, so the notebook runs exactly the code the page shows,
+  in the same order, in one kernel: it prints what the page shows.
+- ``on_page_content``: put "Download as notebook" and "Download .py" links under the
+  page's title.
+
+A notebook under ``docs/`` (the guided tour, rendered by mkdocs-jupyter) is offered as
+``downloads/<name>.ipynb``, as stored: without outputs.
+
+A page whose includes cannot be resolved is skipped here; the exec plugin reports it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+
+from .sections import SnippetError, find_includes, iter_fences
+
+_HEADING = re.compile(r"^(?P<level>#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*$")
+_ATTR_LIST = re.compile(r"\s*\{[^{}]*\}\s*$")
+_H1_END = re.compile(r"</h1>", re.I)
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+@dataclass(frozen=True)
+class Download:
+    notebook: str  # site URI of the notebook
+    script: str | None = None  # site URI of the snippet file's copy
+    snippet: str | None = None  # the snippet file, repo-relative
+
+
+def headings(markdown: str) -> list[tuple[int, int, str]]:
+    """(0-based line, level, text) of each ATX heading outside code fences and front matter."""
+    lines = markdown.split("\n")
+    skip: set[int] = set()
+    if lines and lines[0].strip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0)
+        skip.update(range(0, end + 1))
+    for fence in iter_fences(markdown):
+        skip.update(range(fence.start, fence.end + 1))
+    found = []
+    for number, line in enumerate(lines):
+        match = _HEADING.match(line)
+        if match and number not in skip:
+            found.append((number, len(match["level"]), _ATTR_LIST.sub("", match["text"])))
+    return found
+
+
+def make_notebook(markdown: str, page: str, root: Path) -> tuple[nbformat.NotebookNode, str] | None:
+    """The notebook of a page and its snippet file, or None for a page without code."""
+    includes = find_includes(markdown, page, root)
+    if not includes:
+        return None
+    snippet = includes[0].sections[0].path
+    items: list[tuple[int, str, str]] = [(n, "markdown", "#" * level + " " + text)
+                                         for n, level, text in headings(markdown)]
+    items += [(inc.fence.start, "code", inc.code) for inc in includes]
+    items.sort(key=lambda item: item[0])
+    note = (f"The code of this page, from `{snippet}`. Run the cells in order: "
+            "each prints what the page shows under its code block.")
+    cells = [nbformat.v4.new_code_cell(text) if kind == "code" else nbformat.v4.new_markdown_cell(text)
+             for _, kind, text in items]
+    title_first = bool(cells) and cells[0].cell_type == "markdown" and cells[0].source.startswith("# ")
+    cells.insert(1 if title_first else 0, nbformat.v4.new_markdown_cell(note))
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"  # stable ids: the same notebook from one build to the next
+    notebook = nbformat.v4.new_notebook(
+        cells=cells,
+        metadata={"kernelspec": KERNELSPEC, "language_info": {"name": "python"}},
+    )
+    nbformat.validate(notebook)
+    return notebook, snippet
+
+
+class DownloadsConfig(base.Config):
+    folder = c.Type(str, default="downloads")
+
+
+class DownloadsPlugin(BasePlugin[DownloadsConfig]):
+    def __init__(self):
+        self.downloads: dict[str, Download] = {}
+
+    def on_files(self, files: Files, config) -> Files:
+        root = Path(config.config_file_path).resolve().parent
+        docs = Path(config.docs_dir).resolve()
+        self.downloads = {}
+        for file in list(files):
+            if file.generated_by is not None or file.abs_src_path is None:
+                continue
+            if file.src_uri.endswith(".ipynb"):
+                uri = f"{self.config.folder}/{file.src_uri}"
+                # As content, not as a source path: that would make it a notebook page again.
+                files.append(File.generated(config, uri, content=Path(file.abs_src_path).read_bytes()))
+                self.downloads[file.src_uri] = Download(uri)
+                continue
+            if not file.is_documentation_page():
+                continue
+            page = (docs / file.src_uri).relative_to(root).as_posix()
+            try:
+                made = make_notebook(Path(file.abs_src_path).read_text(encoding="utf-8"), page, root)
+            except SnippetError:
+                continue
+            if made is None:
+                continue
+            notebook, snippet = made
+            stem = f"{self.config.folder}/{file.src_uri.removesuffix('.md')}"
+            download = Download(f"{stem}.ipynb", f"{stem}.py", snippet)
+            files.append(File.generated(config, download.notebook, content=nbformat.writes(notebook) + "\n"))
+            files.append(File.generated(config, download.script, abs_src_path=str(root / snippet)))
+            self.downloads[file.src_uri] = download
+        return files
+
+    def on_page_content(self, html: str, page, config, files: Files) -> str:
+        download = self.downloads.get(page.file.src_uri)
+        if download is None:
+            return html
+        links = []
+        for uri, label in ((download.notebook, "Download as notebook"), (download.script, "Download .py")):
+            if uri is None:
+                continue
+            target = files.get_file_from_path(uri)
+            name = uri.rpartition("/")[2]
+            links.append(f'<a class="md-button page-download" href="{target.url_relative_to(page.file)}" '
+                         f'download="{name}">{label}</a>')
+        block = f'<p class="page-downloads">{" ".join(links)}</p>'
+        match = _H1_END.search(html)
+        if match is None:
+            return block + "\n" + html
+        return html[:match.end()] + "\n" + block + html[match.end():]

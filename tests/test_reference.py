@@ -1,0 +1,142 @@
+"""The API reference: an entry for each class and function the pages use, a note that links
+to the explaining page where Thunder has no docstring, and strict failure on a broken
+cross-reference (shown with throwaway builds)."""
+
+import re
+import subprocess
+import sys
+import textwrap
+from functools import cache
+
+import griffe
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import DOCS, ROOT, mkdocs_env
+from thunder_docs.links import API
+
+REFERENCE = sorted((DOCS / "reference").glob("*.md"))
+# Every class that the site's pages and the content brief name, and the functions they call.
+REQUIRED = [
+    "thunder.core.trace.TraceCtx", "thunder.core.trace.tracectx", "thunder.core.trace.from_trace",
+    "thunder.core.trace.TraceProvenance", "thunder.core.trace.TraceTag",
+    "thunder.core.symbol.Symbol", "thunder.core.symbol.BoundSymbol", "thunder.core.symbol.BoundSymbolTag",
+    "thunder.core.prims.PrimIDs",
+    "thunder.core.proxies.Proxy", "thunder.core.proxies.TensorProxy", "thunder.core.proxies.NumberProxy",
+    "thunder.core.proxies.IntegerProxy", "thunder.core.proxies.FloatProxy", "thunder.core.proxies.CollectionProxy",
+    "thunder.core.codeutils.SigInfo", "thunder.core.transform_common.Transform",
+    "thunder.last_traces", "thunder.last_backward_traces", "thunder.last_prologue_traces",
+    "thunder.compile_stats", "thunder.examine",
+]
+
+
+def blocks(page):
+    """(identifier, text up to the next block) for each `::: identifier` of a reference page."""
+    text = page.read_text(encoding="utf-8")
+    found = list(re.finditer(r"^::: ([\w.]+)$", text, re.M))
+    return [(m[1], text[m.end():found[i + 1].start() if i + 1 < len(found) else len(text)])
+            for i, m in enumerate(found)]
+
+
+IDENTIFIERS = {ident: (page, after) for page in REFERENCE for ident, after in blocks(page)}
+
+
+@cache
+def thunder_package():
+    return griffe.load("thunder", allow_inspection=False)
+
+
+def docstring_of(identifier: str) -> str:
+    """Thunder's docstring of an object, as mkdocstrings reads it (statically)."""
+    obj = thunder_package()[identifier.removeprefix("thunder.")]
+    return (obj.docstring.value if obj.docstring else "").strip()
+
+
+def test_every_required_object_has_an_entry():
+    assert set(REQUIRED) <= set(IDENTIFIERS), sorted(set(REQUIRED) - set(IDENTIFIERS))
+
+
+def test_every_linked_api_name_has_an_entry():
+    """The names that `thunder_docs.links` turns into cross-references are all documented."""
+    documented = set(IDENTIFIERS) | {f"thunder.examine.{name}" for name in ("examine", "get_fusions", "get_fusion_symbols")}
+    assert set(API) <= documented, sorted(set(API) - documented)
+
+
+@pytest.mark.parametrize("identifier", sorted(IDENTIFIERS))
+def test_each_entry_links_to_the_page_that_explains_it(identifier):
+    page, after = IDENTIFIERS[identifier]
+    note = re.search(r'^!!! note "([^"]*)"\n((?:    .*\n?|\n)*)', after, re.M)
+    assert note, f"{page.name}: no note after ::: {identifier}"
+    if not docstring_of(identifier):
+        assert note[1].startswith("No docstring"), f"{identifier}: say that Thunder has no docstring"
+    if identifier != "thunder.common.CompileStats":
+        assert re.search(r"\]\(\.\./(concepts|guides)/[\w/]+\.md(#[\w-]+)?\)|\]\(\.\./first_trace\.md\)", note[2]), \
+            f"{identifier}: the note links no concept or guide page"
+
+
+@pytest.mark.parametrize("identifier", sorted(IDENTIFIERS))
+def test_each_entry_shows_its_signature_and_source(built_site, identifier):
+    page, _ = IDENTIFIERS[identifier]
+    html = BeautifulSoup((built_site / "reference" / page.stem / "index.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    heading = html.find(id=identifier)
+    assert heading is not None, f"no entry {identifier} in reference/{page.stem}"
+    source = heading.select_one("a.doc-source-link")
+    assert source and source["href"].startswith("https://github.com/Lightning-AI/lightning-thunder/blob/0.2.6/thunder/")
+    if not identifier.endswith(("examine", "PrimIDs", "TraceTag", "BoundSymbolTag")):
+        entry = heading.find_parent(class_="doc-object")
+        assert entry.select_one(".doc-signature"), f"{identifier}: no signature"
+
+
+# -- throwaway builds: a broken cross-reference fails the strict build ------------------------------
+MKDOCS_YML = """\
+site_name: throwaway
+strict: true
+plugins:
+  - thunder-links
+  - autorefs
+  - mkdocstrings:
+      handlers:
+        python:
+          options:
+            show_if_no_docstring: true
+"""
+
+
+def build(tmp_path, pages: dict[str, str]):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML)
+    for name, text in pages.items():
+        (tmp_path / "docs" / name).write_text(textwrap.dedent(text))
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env=mkdocs_env())
+    return proc, proc.stdout + proc.stderr
+
+
+def test_a_resolved_reference_builds(tmp_path):
+    proc, log = build(tmp_path, {
+        "index.md": "# Page\n\nCopy with `from_trace`, see [the entry][thunder.core.trace.from_trace].\n",
+        "api.md": "# API\n\n::: thunder.core.trace.from_trace\n",
+    })
+    assert proc.returncode == 0, log
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert html.count('href="api/#thunder.core.trace.from_trace"') == 2
+
+
+def test_a_broken_explicit_reference_fails_the_strict_build(tmp_path):
+    proc, log = build(tmp_path, {
+        "index.md": "# Page\n\nSee [the entry][thunder.core.trace.NoSuchThing].\n",
+        "api.md": "# API\n\n::: thunder.core.trace.from_trace\n",
+    })
+    assert proc.returncode != 0, log
+    assert "Could not find cross-reference target 'thunder.core.trace.NoSuchThing'" in log
+
+
+def test_an_api_name_without_an_entry_fails_the_strict_build(tmp_path):
+    """`TraceCtx` in prose links to its entry: without the entry, the build fails."""
+    proc, log = build(tmp_path, {
+        "index.md": "# Page\n\nA `TraceCtx` holds bound symbols.\n",
+        "api.md": "# API\n\n::: thunder.core.trace.from_trace\n",
+    })
+    assert proc.returncode != 0, log
+    assert "Could not find cross-reference target 'thunder.core.trace.TraceCtx'" in log

@@ -1,0 +1,92 @@
+"""The guided tour (docs/tour.ipynb): stored without outputs, executed by mkdocs-jupyter at
+build time, printing nothing machine-specific; a cell that raises fails the build (shown
+with a throwaway build)."""
+
+import json
+import subprocess
+import sys
+
+import nbformat
+from bs4 import BeautifulSoup
+
+from conftest import DOCS, ROOT, mkdocs_env
+
+TOUR = DOCS / "tour.ipynb"
+
+
+def test_tour_is_stored_without_outputs():
+    notebook = nbformat.read(TOUR, as_version=4)
+    nbformat.validate(notebook)
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert code and all(c.outputs == [] and c.execution_count is None for c in code)
+
+
+def test_tour_is_in_the_nav_and_executed_on_build():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "tour.ipynb" in config.split("theme:")[0]
+    plugin = config.split("- mkdocs-jupyter:")[1].split("\n  - ")[0]
+    for option in ('include: ["tour.ipynb"]', "execute: true", "allow_errors: false"):
+        assert option in plugin
+
+
+def test_built_tour_shows_outputs_and_nothing_machine_specific(built_site):
+    html = (built_site / "tour" / "index.html").read_text(encoding="utf-8")
+    text = BeautifulSoup(html, "html.parser").select_one("article").get_text()
+    for expected in ("TraceCtx made by: None", "# No signature available", "after dce:", "def computation(x, y):"):
+        assert expected in text
+    for private in (str(ROOT), "/tmp/", "/home/", "/root/", "ipykernel", "site-packages", "milliseconds"):
+        assert private not in text, f"the tour prints {private!r}"
+    assert "Traceback" not in text and "Warning" not in text
+
+
+def test_tour_download_is_the_stored_notebook(built_site):
+    assert (built_site / "downloads" / "tour.ipynb").read_bytes() == TOUR.read_bytes()
+    html = BeautifulSoup((built_site / "tour" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert [a["href"] for a in html.select("p.page-downloads a")] == ["../downloads/tour.ipynb"]
+
+
+# -- a throwaway build: a cell that raises fails the build ---------------------------------------
+MKDOCS_YML = """\
+site_name: throwaway
+strict: true
+nav:
+  - tour.ipynb
+plugins:
+  - mkdocs-jupyter:
+      include: ["tour.ipynb"]
+      execute: true
+      allow_errors: false
+      cache: false
+"""
+
+
+def notebook(*cells: str) -> str:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Tour")]
+                                  + [nbformat.v4.new_code_cell(c) for c in cells],
+                                  metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    for number, cell in enumerate(nb.cells):
+        cell.id = f"c{number}"
+    return json.dumps(nb)
+
+
+def build(tmp_path, source: str):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML)
+    (tmp_path / "docs" / "tour.ipynb").write_text(source)
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env=mkdocs_env())
+    return proc, proc.stdout + proc.stderr
+
+
+def test_a_notebook_that_runs_builds(tmp_path):
+    proc, log = build(tmp_path, notebook("x = 6 * 7", "print('answer', x)"))
+    assert proc.returncode == 0, log
+    assert "answer 42" in (tmp_path / "site" / "tour" / "index.html").read_text()
+
+
+def test_a_cell_that_raises_fails_the_build(tmp_path):
+    proc, log = build(tmp_path, notebook("x = 1", "print(1 / 0)"))
+    assert proc.returncode != 0, log
+    assert "ZeroDivisionError" in log
+    assert not (tmp_path / "site" / "tour" / "index.html").exists()
