@@ -1,0 +1,218 @@
+"""The pipeline: every trace in thunder.last_traces(jfn), the pass that made it, and what it changed."""
+
+# --8<-- [start:setup]
+import difflib
+import re
+
+import torch
+
+import thunder
+
+
+def fn(x, y):
+    return torch.add(x, y)
+
+
+x = torch.ones(3, 3)
+y = torch.ones(3, 3, 3)
+jfn = thunder.jit(fn)
+assert torch.equal(jfn(x, y), fn(x, y))
+# --8<-- [end:setup]
+
+# --8<-- [start:list]
+traces = thunder.last_traces(jfn)
+for i, trc in enumerate(traces):
+    provenance = trc.get_provenance()
+    print(f"traces[{i}]:", provenance.pss if provenance else "no provenance (the interpreter's trace)")
+
+assert len(traces) == 7 and traces[0].get_provenance() is None
+# --8<-- [end:list]
+
+# --8<-- [start:first]
+print(traces[0])
+# --8<-- [end:first]
+
+# --8<-- [start:diff-helper]
+def body(trc):
+    """The printed trace as a list of lines, without its '# Constructed by' line."""
+    lines = str(trc).splitlines()
+    return lines[1:] if trc.get_provenance() is not None else lines
+
+
+def show_diff(before, after, before_name, after_name):
+    """Print what changed from one trace to the next, as a unified diff."""
+    diff = list(difflib.unified_diff(body(before), body(after), before_name, after_name, lineterm=""))
+    print("\n".join(diff) if diff else f"{before_name} and {after_name} print the same")
+    return diff
+# --8<-- [end:diff-helper]
+
+# --8<-- [start:pass-1]
+diff = show_diff(traces[0], traces[1], "traces[0]", "traces[1]")
+
+assert any(line.startswith("+  return {'output': (") for line in diff)
+# --8<-- [end:pass-1]
+
+# --8<-- [start:pass-2]
+diff = show_diff(traces[1], traces[2], "traces[1]", "traces[2]")
+
+assert diff == [] and traces[2] is not traces[1]  # a new trace object, same program
+# --8<-- [end:pass-2]
+
+# --8<-- [start:pass-3]
+diff = show_diff(traces[2], traces[3], "traces[2]", "traces[3]")
+assert diff == []  # fn has no dead code
+
+
+def fn_dead(x, y):
+    unused = x * 2  # computed, never used
+    return torch.add(x, y)
+
+
+jfn_dead = thunder.jit(fn_dead)
+jfn_dead(x, y)
+dead_traces = thunder.last_traces(jfn_dead)
+diff = show_diff(dead_traces[2], dead_traces[3], "fn_dead traces[2]", "fn_dead traces[3]")
+
+assert "Dead Code Elimination" in dead_traces[3].get_provenance().pss
+assert any(line.startswith("-  unused = ltorch.mul(") for line in diff)
+# --8<-- [end:pass-3]
+
+# --8<-- [start:pass-4]
+diff = show_diff(traces[3], traces[4], "traces[3]", "traces[4]")
+
+add = next(bsym for bsym in traces[4].bound_symbols if bsym.sym.name == "add")
+assert add.sym.executor.name == "torch" and add.subsymbols[0].sym.id == "torch.add"
+assert "-import thunder.torch as ltorch" in diff
+assert not any(bsym.sym.name == "python_del" for bsym in traces[4].bound_symbols)
+# --8<-- [end:pass-4]
+
+# --8<-- [start:pass-5]
+print(traces[5] is traces[4])
+
+jfn_no_check = thunder.jit(fn, disable_inplace_copy_check=True)
+jfn_no_check(x, y)
+print(len(thunder.last_traces(jfn_no_check)), "traces without the check")
+
+assert traces[5] is traces[4]
+assert len(thunder.last_traces(jfn_no_check)) == 6
+# --8<-- [end:pass-5]
+
+# --8<-- [start:pass-6]
+diff = show_diff(traces[5], traces[6], "traces[5]", "traces[6]")
+
+assert any(line.startswith("+  return (") for line in diff)
+# --8<-- [end:pass-6]
+
+# --8<-- [start:other-entries]
+def fn_inplace(x, y):
+    x.add_(1)  # writes into an input
+    return x + y
+
+
+def pass_names(jitted):
+    """The pass names of traces[1:], without timings."""
+    return [trc.get_provenance().pss.split(" (took")[0] for trc in thunder.last_traces(jitted)[1:]]
+
+
+jfn_inplace = thunder.jit(fn_inplace)
+jfn_inplace(torch.ones(3, 3), y)
+jfn_grad = thunder.jit(fn)
+jfn_grad(torch.ones(3, 3, requires_grad=True), y)
+
+for title, jitted in [("fn_inplace:", jfn_inplace), ("fn with requires_grad=True:", jfn_grad)]:
+    print(title)
+    for i, name in enumerate(pass_names(jitted), start=1):
+        print(f"  traces[{i}]: {name}")
+
+alias_return = thunder.last_traces(jfn_inplace)[3].bound_symbols[-1]
+print("fn_inplace traces[3] returns:", alias_return.python(indent=0)[0])
+assert alias_return.args[0]["flat_args"][0].name != "x"  # the updated value, not x
+
+assert pass_names(jfn_inplace)[2] == "Update aliases for in-place ops"
+assert pass_names(jfn_grad)[3] == "Grad transform pass"
+assert "Unwrap the actual return value" not in pass_names(jfn_grad)
+# --8<-- [end:other-entries]
+
+# --8<-- [start:names]
+names = traces[-1].names
+printed = set(re.findall(r"\w+", "\n".join(str(trc) for trc in traces)))
+print("names:        ", sorted(names))
+print("never printed:", sorted(names - printed))
+
+assert all(trc.names is names for trc in traces)  # one set, shared by every trace
+assert sorted(names) == ["t0", "t1", "t2", "t3", "t4", "t5", "t_0", "t_1", "x", "y"]
+assert sorted(names - printed) == ["t2", "t3", "t_0", "t_1"]
+# --8<-- [end:names]
+
+# --8<-- [start:hidden]
+from thunder.executors.passes import transform_for_execution
+
+assert not any("Transform for execution" in str(trc.get_provenance()) for trc in traces)
+
+names_before = set(names)
+executors = thunder.compile_data(jfn).executors_list  # the executors jfn compiled with
+extrace = transform_for_execution(traces[3], executors_list=executors)
+print(extrace.python(print_depth=1))
+print("names it added:", sorted(names - names_before))
+
+assert extrace.names is names and len(names - names_before) == 2
+
+from thunder.common import transform_to_torch_types
+
+assert body(transform_to_torch_types(traces[-1])) == body(traces[-1])  # the copy jfn runs
+# --8<-- [end:hidden]
+
+# --8<-- [start:prologue]
+prologue_traces = thunder.last_prologue_traces(jfn)
+for i, trc in enumerate(prologue_traces):
+    provenance = trc.get_provenance()
+    print(f"prologue_traces[{i}]:", provenance.pss if provenance else "no provenance (the interpreter's trace)")
+print()
+print(prologue_traces[0])
+
+assert len(prologue_traces) == 2
+assert prologue_traces[1].get_provenance().pss.startswith("Transform for execution")
+assert prologue_traces[0].names is not names  # the prologue has names of its own
+# --8<-- [end:prologue]
+
+# --8<-- [start:epilogue]
+epilogue_traces = thunder.compile_stats(jfn).last_epilogue_traces
+print(len(epilogue_traces), "epilogue trace:")
+print(epilogue_traces[0])
+
+assert len(epilogue_traces) == 1 and epilogue_traces[0].siginfo().name == "epilogue"
+# --8<-- [end:epilogue]
+
+# --8<-- [start:cache-constant]
+def scale(v, n):
+    return v * n
+
+
+v = torch.ones(3)
+jscale = thunder.jit(scale)  # the default: cache="constant values"
+jscale(v, 2.0)
+jscale(v, 3.0)
+stats = thunder.compile_stats(jscale)
+print(thunder.cache_option(jscale), "hits:", stats.cache_hits, "misses:", stats.cache_misses)
+print(thunder.last_traces(jscale)[-1].python(print_depth=1))
+print("prologue checks, cache_info lines left out:")
+for line in thunder.last_prologue_traces(jscale)[-1].python(print_depth=1).splitlines():
+    if "args[1]" in line or "check_number_type_and_value(f" in line:
+        print(line)
+
+assert (stats.cache_hits, stats.cache_misses) == (0, 2)  # a new number, a new compilation
+assert thunder.last_traces(jscale)[-1].siginfo().args == [("v", None)]  # n is not an input
+# --8<-- [end:cache-constant]
+
+# --8<-- [start:cache-symbolic]
+jscale_sym = thunder.jit(scale, cache="symbolic values")
+jscale_sym(v, 2.0)
+result = jscale_sym(v, 3.0)
+stats = thunder.compile_stats(jscale_sym)
+print(thunder.cache_option(jscale_sym), "hits:", stats.cache_hits, "misses:", stats.cache_misses)
+print(thunder.last_traces(jscale_sym)[-1].python(print_depth=1))
+
+assert (stats.cache_hits, stats.cache_misses) == (1, 1)  # 3.0 reused the trace made for 2.0
+assert torch.equal(result, scale(v, 3.0))
+assert [name for name, _ in thunder.last_traces(jscale_sym)[-1].siginfo().args] == ["v", "n"]
+# --8<-- [end:cache-symbolic]
