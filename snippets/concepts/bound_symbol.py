@@ -100,7 +100,8 @@ with tracectx(new):
     w = ltorch.sub(z, 1)  # appends a bound symbol, returns its output proxy
 
 print(new.bound_symbols[-1])
-assert new.bound_symbols[-1].output is w and len(new.bound_symbols) == len(first.bound_symbols)
+assert new.bound_symbols[-1].output is w and len(first.bound_symbols) == 5
+assert w.name in first.names  # the shared names set
 # --8<-- [end:call]
 
 # --8<-- [start:bind]

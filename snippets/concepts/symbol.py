@@ -68,7 +68,7 @@ print("module:        ", sym.module.__name__)
 print("executor:      ", sym.executor)
 print("python_impl:   ", sym.python_impl)
 print()
-print(inspect.getsource(sym.meta))
+print(inspect.getsource(sym.meta).rstrip())
 
 assert "clang.add(a, b)" in inspect.getsource(sym.meta)
 # --8<-- [end:fields]
