@@ -1,0 +1,122 @@
+"""Autograd traces: the forward and backward traces Thunder makes when an input requires grad."""
+
+# --8<-- [start:setup]
+import torch
+
+import thunder
+from thunder.core.proxies import TensorProxy
+from thunder.core.symbol import BoundSymbolTag
+from thunder.core.transforms import TraceTag
+
+
+def fn(x, w1, w2):
+    h = torch.relu(x @ w1)
+    return h @ w2
+
+
+x = torch.randn(2, 3)  # data: no grad
+w1 = torch.randn(3, 4, requires_grad=True)  # weights
+w2 = torch.randn(4, 2, requires_grad=True)
+
+jfn = thunder.jit(fn)
+out = jfn(x, w1, w2)
+print(out.requires_grad, out.grad_fn.name())
+assert out.requires_grad
+# --8<-- [end:setup]
+
+# --8<-- [start:provenance]
+for i, trc in enumerate(thunder.last_traces(jfn)):
+    print(i, trc.get_provenance(), sorted(str(tag) for tag in trc.tags))
+# --8<-- [end:provenance]
+
+# --8<-- [start:forward]
+fw = thunder.last_traces(jfn)[-1]
+print(fw.python(print_depth=1))
+assert TraceTag.AUGMENTED_FORWARD in fw.tags
+# --8<-- [end:forward]
+
+# --8<-- [start:saved]
+result, (saved_tensors, saved_other) = fw.bound_symbols[-1].args  # the return line
+print("result keys:      ", sorted(result))
+print("saved non-tensors:", list(saved_other))
+made_by = {  # output name -> the operation that made it
+    b.output.name: b.sym.name
+    for b in fw.bound_symbols
+    if isinstance(b.output, TensorProxy) and b.sym.name != "unpack_trivial"
+}
+for t in saved_tensors:
+    dtype = str(t.dtype).removeprefix("thunder.dtypes.")
+    print(f"saved {t.name:4} {dtype:8} made by: {made_by.get(t.name, 'an input')}")
+
+saved_names = {t.name for t in saved_tensors}
+assert {"x", "w2"} <= saved_names and "w1" not in saved_names
+assert sorted(made_by[t.name] for t in saved_tensors if t.name in made_by) == ["gt", "where"]
+# --8<-- [end:saved]
+
+# --8<-- [start:backward]
+bw = thunder.last_backward_traces(jfn)[-1]
+print(bw.python(print_depth=1))
+print("parameters:", [name for name, _ in bw.siginfo().args])
+
+assert TraceTag.BACKWARD in bw.tags
+assert [name for name, _ in bw.siginfo().args] == ["saved_for_backward", "cotangents"]
+# --8<-- [end:backward]
+
+# --8<-- [start:tags]
+def tagged(trc):
+    return sorted({b.sym.name for b in trc.bound_symbols if BoundSymbolTag.BACKWARD in b.tags})
+
+
+print("forward, tagged BACKWARD: ", tagged(fw))
+print("backward, tagged BACKWARD:", tagged(bw))
+print("backward, untagged:       ", sorted({b.sym.name for b in bw.bound_symbols} - set(tagged(bw))))
+
+assert tagged(fw) == [] and "matmul" in tagged(bw)
+# --8<-- [end:tags]
+
+# --8<-- [start:gradients]
+out.sum().backward()
+
+w1_ref = w1.detach().clone().requires_grad_()
+w2_ref = w2.detach().clone().requires_grad_()
+fn(x, w1_ref, w2_ref).sum().backward()
+
+print("w1.grad matches:", torch.allclose(w1.grad, w1_ref.grad))
+print("w2.grad matches:", torch.allclose(w2.grad, w2_ref.grad))
+print("x.grad:", x.grad)
+assert torch.allclose(w1.grad, w1_ref.grad) and torch.allclose(w2.grad, w2_ref.grad) and x.grad is None
+# --8<-- [end:gradients]
+
+# --8<-- [start:stale]
+jfn = thunder.jit(fn)
+jfn(x, w1, w2)  # compiles variant 1, with a backward
+print("1. grad call:    ", len(thunder.last_backward_traces(jfn)), "backward trace(s)")
+
+with torch.no_grad():
+    jfn(x, w1, w2)  # compiles variant 2, without one
+print("2. no_grad call: ", len(thunder.last_backward_traces(jfn)), "backward trace(s)")
+
+jfn(x, w1, w2)  # a cache hit on variant 1
+print("3. grad call:    ", len(thunder.last_backward_traces(jfn)), "backward trace(s)",
+      "| forward tags:", sorted(str(tag) for tag in thunder.last_traces(jfn)[-1].tags))
+
+stats = thunder.compile_stats(jfn)
+assert (stats.cache_misses, stats.cache_hits) == (2, 1)
+assert thunder.last_backward_traces(jfn) == []  # stale: left over from variant 2
+assert TraceTag.AUGMENTED_FORWARD in thunder.last_traces(jfn)[-1].tags
+
+jfn2 = thunder.jit(fn)
+jfn2(x, w1, w2)  # variant A, with grad
+jfn2(torch.randn(5, 3), w1, w2)  # variant B, with grad, another batch size
+jfn2(x, w1, w2)  # a cache hit on A
+(cotangent,) = thunder.last_backward_traces(jfn2)[-1].args[1]
+print("after a hit on A: backward for a cotangent of shape", tuple(cotangent.shape))
+assert tuple(cotangent.shape) == (5, 2)  # B's backward, not A's
+# --8<-- [end:stale]
+
+# --8<-- [start:workaround]
+entry = next(e for e in stats.interpreter_cache if e.computation_traces is thunder.last_traces(jfn))
+print(len(entry.backward_traces), "backward trace(s) in the cache entry that ran")
+print("its parameters:", [name for name, _ in entry.backward_traces[-1].siginfo().args])
+assert TraceTag.BACKWARD in entry.backward_traces[-1].tags
+# --8<-- [end:workaround]

@@ -1,0 +1,132 @@
+"""Executors and fusion: who runs each bound symbol, and how regions are fused."""
+
+# --8<-- [start:setup]
+import os
+import warnings
+
+import torch
+
+import thunder
+from thunder.core.prims import PrimIDs
+from thunder.executors.torch_compile import torch_compile_ex
+from thunder.executors.torchex import ex as torch_ex
+
+print("default:", thunder.get_default_executors())
+print("always: ", thunder.get_always_executors())
+
+xentropy = thunder.get_executor("torchcompile_xentropy")
+print("torchcompile_xentropy only fuses regions with:", sorted(xentropy.required_ops))
+print("torch_compile_ex requires:", torch_compile_ex.required_ops)
+
+assert [ex.name for ex in thunder.get_always_executors()] == ["torch", "python"]
+assert torch_compile_ex.required_ops is None and "torch.nn.functional.cross_entropy" in xentropy.required_ops
+# --8<-- [end:setup]
+
+# --8<-- [start:claim]
+def fn(x):
+    return torch.square(x)
+
+
+jfn = thunder.jit(fn)
+jfn(torch.randn(3))
+first, last = thunder.last_traces(jfn)[0], thunder.last_traces(jfn)[-1]
+print(first.python(print_depth=2))
+print(last.python(print_depth=1))
+# --8<-- [end:claim]
+
+# --8<-- [start:can-execute]
+square = next(b for b in first.bound_symbols if b.sym.id == "torch.square")
+mul = square.subsymbols[0]
+for bsym in (square, mul):
+    print(f"{bsym.sym.id:13} in torch's implmap: {bsym.sym.id in torch_ex.implmap!s:5}"
+          f"  can_execute: {torch_ex.can_execute(bsym)}")
+
+ran = next(b for b in last.bound_symbols if b.sym.name == "mul")
+print("the last trace runs:", ran.sym.name, "from the", ran.sym.executor.name, "executor, id", repr(ran.sym.id))
+
+assert not torch_ex.can_execute(square) and torch_ex.can_execute(mul)
+assert ran.sym.executor is torch_ex
+# --8<-- [end:can-execute]
+
+# --8<-- [start:names]
+def div(a, b):
+    return a / b
+
+
+a = torch.randn(3, requires_grad=True)
+b = torch.randn(3)
+jdiv = thunder.jit(div)
+jdiv(a, b)
+trc = thunder.last_traces(jdiv)[-1]
+print(trc.python(print_depth=1))
+
+impl = trc.python_ctx()["torch_div_prim_impl"]
+print("torch_div_prim_impl is", impl.__module__ + "." + impl.__qualname__)
+
+grad_trc = next(t for t in thunder.last_traces(jdiv) if "Grad transform" in str(t.get_provenance()))
+assert any(bsym.sym.id is PrimIDs.DIV for bsym in grad_trc.bound_symbols)  # the grad pass left the prim
+assert any(bsym.sym.name == "torch_div_prim_impl" for bsym in trc.bound_symbols)
+assert impl.__qualname__ == "_div_prim_impl"
+
+with torch.no_grad():
+    jdiv(a, b)
+no_grad = [bsym.sym.name for bsym in thunder.last_traces(jdiv)[-1].bound_symbols if "div" in bsym.sym.name]
+print("without grad:", no_grad)
+assert no_grad == ["true_divide"]
+# --8<-- [end:names]
+
+# --8<-- [start:fusion]
+device = os.environ.get("THUNDER_DOCS_DEVICE", "cpu")
+executors = None if device == "cuda" else [torch_compile_ex]  # None: thunder's defaults
+
+
+def fn(a, b):
+    c = a + b
+    d = a + b  # the same expression again
+    return torch.sin(c) * d
+
+
+a = torch.randn(4, device=device)
+b = torch.randn(4, device=device)
+jfn = thunder.jit(fn, executors=executors)
+assert torch.allclose(jfn(a, b), fn(a, b))
+
+used = [ex.name for ex in thunder.compile_data(jfn).executors_list if not ex.name.startswith("__ad_hoc")]
+print("executors, in priority order:", used)
+trc = thunder.last_traces(jfn)[-1]
+print(trc)
+
+region = next(b for b in trc.bound_symbols if b.sym.is_fusion)
+adds = [s for s in region.subsymbols if s.sym.name == "add"]
+print("region:", region.sym.name, "| adds inside:", len(adds))
+
+assert region.sym.name == ("nvFusion0" if device == "cuda" else "TorchCompile0")
+if device == "cpu":
+    assert used == ["torchcompile", "torch", "python"]
+    assert len(adds) == 2  # no common-subexpression elimination here
+# --8<-- [end:fusion]
+
+# --8<-- [start:python-ctx]
+ctx = trc.python_ctx()
+print(sorted(ctx))
+print(type(ctx[region.sym.name]).__name__)
+assert region.sym.name in ctx
+# --8<-- [end:python-ctx]
+
+# --8<-- [start:examine]
+from thunder.examine import examine, get_fusion_symbols, get_fusions
+
+examine(fn, a, b)
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print("get_fusions:", get_fusions(trc))
+print("warning:", [str(w.message) for w in caught])
+print("with the check off:", [name for name, _ in get_fusions(trc, warn_if_fusions_unavailable=False)])
+print("get_fusion_symbols, check off:",
+      [bsym.sym.name for bsym in get_fusion_symbols(trc, warn_if_fusions_unavailable=False)])
+
+if device == "cpu":
+    assert get_fusions(trc, warn_if_fusions_unavailable=False) != []
+    assert [str(w.message) for w in caught] == ["CUDA is not available, so no fusions will be created."]
+# --8<-- [end:examine]

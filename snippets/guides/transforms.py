@@ -1,0 +1,294 @@
+"""Writing a trace transform: three complete transforms, each checked against eager PyTorch."""
+
+# --8<-- [start:setup]
+import collections
+import difflib
+
+import torch
+
+import thunder
+import thunder.torch as ltorch
+from thunder.core.proxies import TensorProxy, variableify
+from thunder.core.trace import TraceProvenance, from_trace, tracectx
+from thunder.core.transforms import TraceTag, insert_inplace, replace_inplace
+from thunder.extend import OperatorExecutor
+
+
+def fn(x, w):
+    y = torch.sin(x @ w)
+    return y * 2
+
+
+x = torch.randn(4, 3)
+w = torch.randn(3, 5)
+
+
+def show_diff(before, after):
+    """Print a unified diff of two traces, top-level lines only."""
+    a = before.python(print_depth=1).splitlines()
+    b = after.python(print_depth=1).splitlines()
+    print("\n".join(difflib.unified_diff(a, b, "before", "after", lineterm="", n=1)).rstrip())
+
+
+def made_by(traces, pss):
+    """The index of the trace whose provenance is `pss`."""
+    return next(i for i, t in enumerate(traces) if t.get_provenance() and t.get_provenance().pss == pss)
+# --8<-- [end:setup]
+
+# --8<-- [start:hooks]
+class Recorder(thunder.Transform):
+    """Implements every hook; each one only logs that it ran."""
+
+    def __init__(self, name, log):
+        self.name, self.log = name, log
+
+    def transform_module(self, model):
+        self.log.append(f"{self.name}.transform_module")
+
+    def transform_state_dict_for_submodule(self, model, submodule_name, state_dict):
+        self.log.append(f"{self.name}.transform_state_dict_for_submodule({submodule_name!r})")
+        return state_dict
+
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        self.log.append(f"{self.name}.transform_traces_pre_prologue")
+        return prologue_trc, computation_trc, epilogue_trc
+
+    def transform_trace_post_optimization(self, computation_trace, **kwargs):
+        tags = sorted(str(tag) for tag in computation_trace.tags)
+        self.log.append(f"{self.name}.transform_trace_post_optimization {tags}")
+        return computation_trace
+
+
+log = []
+model = torch.nn.Sequential(torch.nn.Linear(3, 2))  # its parameters require grad
+tmodel = thunder.jit(model, transforms=[Recorder("A", log), Recorder("B", log)])
+log.append("--- thunder.jit returned")
+tmodel(torch.randn(4, 3))
+log.append("--- first call returned")
+tmodel(torch.randn(4, 3))
+log.append("--- second call returned")
+tmodel.load_original_state_dict(model.state_dict())
+print("\n".join(log))
+
+assert log[:3] == ["A.transform_module", "B.transform_module", "--- thunder.jit returned"]
+assert log[3:9] == [
+    "A.transform_traces_pre_prologue",
+    "B.transform_traces_pre_prologue",
+    "A.transform_trace_post_optimization ['TraceTag.AUGMENTED_FORWARD']",
+    "A.transform_trace_post_optimization ['TraceTag.BACKWARD']",
+    "B.transform_trace_post_optimization ['TraceTag.AUGMENTED_FORWARD']",
+    "B.transform_trace_post_optimization ['TraceTag.BACKWARD']",
+]
+assert log[9:11] == ["--- first call returned", "--- second call returned"]
+# --8<-- [end:hooks]
+
+# --8<-- [start:building-blocks]
+jfn = thunder.jit(fn)
+jfn(x, w)
+trc = thunder.last_traces(jfn)[0]  # the interpreter's trace
+
+new = from_trace(trc)
+print("from_trace shares fn, args, siginfo:", new.fn is trc.fn, new.args is trc.args, new.siginfo() is trc.siginfo())
+print("from_trace shares the names set:    ", new.names is trc.names)
+print("bound symbols and provenance:       ", new.bound_symbols, new.get_provenance())
+
+sin = next(b for b in trc.bound_symbols if b.sym.id == "torch.sin")
+labelled = sin.from_bsym(header="a copy of the sin line, with a header")
+print(labelled)
+
+x_proxy = trc.args[0]
+swapped = sin.from_bsym_swap_proxies({variableify(sin.args[0]): x_proxy})
+print(swapped)
+
+assert new.fn is trc.fn and new.args is trc.args and new.kwargs is trc.kwargs
+assert new.siginfo() is trc.siginfo() and new.names is trc.names
+assert new.tags == trc.tags and new.tags is not trc.tags  # the tags are copied
+assert new.bound_symbols == [] and new.get_provenance() is None
+assert labelled is not sin and labelled.output is sin.output and sin.header == ""
+assert swapped.args[0] is x_proxy and sin.args[0] is not x_proxy
+assert swapped.subsymbols[0].args[0] is x_proxy  # subsymbols are swapped too
+# --8<-- [end:building-blocks]
+
+# --8<-- [start:replace]
+def is_mul_by_two(bsym):
+    return (
+        bsym.sym.id == "torch.mul"
+        and isinstance(bsym.args[0], TensorProxy)
+        and type(bsym.args[1]) in (int, float)
+        and bsym.args[1] == 2
+    )
+
+
+def mul_by_two_to_add(trc):
+    new = from_trace(trc)
+    swap_map = {}  # variableified old output -> the proxy that replaces it
+    with tracectx(new):
+        for bsym in trc.bound_symbols:
+            bsym = bsym.from_bsym_swap_proxies(swap_map)  # later lines read the new output
+            if is_mul_by_two(bsym):
+                x = bsym.args[0]
+                new.set_current_source_location(bsym.source_filename, bsym.source_positions)
+                out = ltorch.add(x, x)  # appends a bound symbol (with subsymbols) to new
+                swap_map[variableify(bsym.output)] = out
+            else:
+                new.bound_symbols.append(bsym)
+    new.set_provenance(TraceProvenance("Replace x * 2 by x + x"))
+    return new
+
+
+class MulByTwoToAdd(thunder.Transform):
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        return prologue_trc, mul_by_two_to_add(computation_trc), epilogue_trc
+
+
+jfn = thunder.jit(fn, transforms=[MulByTwoToAdd()])
+assert torch.equal(jfn(x, w), fn(x, w))
+
+traces = thunder.last_traces(jfn)
+i = made_by(traces, "Replace x * 2 by x + x")
+show_diff(traces[i - 1], traces[i])
+
+mul = next(b for b in traces[i - 1].bound_symbols if is_mul_by_two(b))
+add = next(b for b in traces[i].bound_symbols if b.sym.id == "torch.add")
+assert add.source_positions == mul.source_positions and str(add.subsymbols[0].sym.id) == "PrimIDs.ADD"
+ops = [b.sym.name for b in traces[-1].bound_symbols]
+assert "add" in ops and "mul" not in ops
+# --8<-- [end:replace]
+
+# --8<-- [start:insert]
+class RoundMatmulToBF16(thunder.Transform):
+    """After each matmul, round the result to bfloat16 and back to float32."""
+
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        new = from_trace(computation_trc)
+        bsyms = []  # the new trace's lines, built here
+        swap_map = {}
+        with tracectx(new):
+            for bsym in computation_trc.bound_symbols:
+                bsym = bsym.from_bsym_swap_proxies(swap_map)
+                bsyms.append(bsym)
+                if bsym.sym.id == "torch.matmul":
+                    new.set_current_source_location(bsym.source_filename, bsym.source_positions)
+                    new.push_scope([])  # calls are now recorded in this list...
+                    low = ltorch.to(bsym.output, torch.bfloat16)
+                    back = ltorch.to(low, torch.float32)
+                    bsyms += new.pop_scope()  # ...which goes right after the matmul
+                    swap_map[variableify(bsym.output)] = back
+        new.bound_symbols = bsyms
+        new.set_provenance(TraceProvenance("Round matmul outputs to bfloat16"))
+        return prologue_trc, new, epilogue_trc
+
+
+def fn_rounded(x, w):  # what the transformed function must compute, in eager PyTorch
+    y = torch.sin((x @ w).to(torch.bfloat16).to(torch.float32))
+    return y * 2
+
+
+jfn = thunder.jit(fn, transforms=[RoundMatmulToBF16()])
+assert torch.equal(jfn(x, w), fn_rounded(x, w))
+assert not torch.equal(jfn(x, w), fn(x, w))  # the rounding is really there
+
+traces = thunder.last_traces(jfn)
+i = made_by(traces, "Round matmul outputs to bfloat16")
+show_diff(traces[i - 1], traces[i])
+# --8<-- [end:insert]
+
+# --8<-- [start:post-optimization]
+calls = collections.Counter()  # how many times each trace ran
+counter_ex = OperatorExecutor("counter")
+count_call = counter_ex.register_operator(
+    "count_call", meta=lambda kind: None, fn=lambda kind: calls.update([kind])
+)
+
+
+class CountCalls(thunder.Transform):
+    """Before the return of each final trace, insert a call that counts its runs."""
+
+    def __init__(self):
+        self.seen = []  # the traces this pass was given
+
+    def transform_trace_post_optimization(self, computation_trace, **kwargs):
+        kind = "backward" if TraceTag.BACKWARD in computation_trace.tags else "forward"
+        self.seen.append(kind)
+        new = from_trace(computation_trace)
+        new.bound_symbols = list(computation_trace.bound_symbols)  # a new list
+        with tracectx(new):
+            new.push_scope([])
+            count_call(kind)
+            new.bound_symbols[-1:-1] = new.pop_scope()  # before the return
+        new.set_provenance(TraceProvenance("Count calls"))
+        return new
+
+
+count_calls = CountCalls()
+jfn = thunder.jit(fn, transforms=[count_calls])
+w_thunder = w.clone().requires_grad_()
+jfn(x, w_thunder).sum().backward()
+
+w_eager = w.clone().requires_grad_()
+fn(x, w_eager).sum().backward()
+assert torch.allclose(w_thunder.grad, w_eager.grad)
+
+print("pass ran on:", count_calls.seen, "| traces ran:", dict(calls))
+forward, backward = thunder.last_traces(jfn), thunder.last_backward_traces(jfn)
+show_diff(forward[-2], forward[-1])
+show_diff(backward[-2], backward[-1])
+
+assert count_calls.seen == ["forward", "backward"] and calls == {"forward": 1, "backward": 1}
+assert forward[-1].get_provenance().pss == backward[-1].get_provenance().pss == "Count calls"
+# --8<-- [end:post-optimization]
+
+# --8<-- [start:cache-hit]
+jfn(x, w_thunder).sum().backward()  # the same kind of inputs: a cache hit
+print("pass ran on:", count_calls.seen, "| traces ran:", dict(calls))
+print("cache hits:", thunder.cache_hits(jfn))
+
+assert count_calls.seen == ["forward", "backward"] and calls == {"forward": 2, "backward": 2}
+# --8<-- [end:cache-hit]
+
+# --8<-- [start:mutate]
+class MutatingMulByTwoToAdd(thunder.Transform):
+    """Wrong: overwrites the trace it was given and returns that same object."""
+
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        rewritten = mul_by_two_to_add(computation_trc)
+        computation_trc.bound_symbols[:] = rewritten.bound_symbols  # in place
+        return prologue_trc, computation_trc, epilogue_trc
+
+
+jfn = thunder.jit(fn, transforms=[MutatingMulByTwoToAdd()])
+assert torch.equal(jfn(x, w), fn(x, w))  # the result is still right
+
+traces = thunder.last_traces(jfn)
+for i, t in enumerate(traces[:4]):
+    ops = [b.sym.name for b in t.bound_symbols if b.sym.name in ("mul", "add")]
+    print(i, t.get_provenance(), ops)
+
+assert not any(t.get_provenance() and "x + x" in t.get_provenance().pss for t in traces)
+assert traces[2].get_provenance().pss == "Remove context manager prims"
+assert [b.sym.name for b in traces[2].bound_symbols if b.sym.name in ("mul", "add")] == ["add"]
+# --8<-- [end:mutate]
+
+# --8<-- [start:shared-bsyms]
+# Passes copy references: traces 0 and 1 hold some of the same bound symbol objects.
+assert any(b is c for b in traces[0].bound_symbols for c in traces[1].bound_symbols)
+
+# flat_args is computed on first use and cached: editing args afterwards leaves it stale.
+edited = sin.from_bsym()
+assert edited.flat_args[0] is sin.args[0]
+edited.args = (x_proxy,)
+assert edited.flat_args[0] is not x_proxy
+# --8<-- [end:shared-bsyms]
+
+# --8<-- [start:inplace-helpers]
+own = from_trace(traces[0])  # a trace of our own...
+own.bound_symbols = list(traces[0].bound_symbols)  # ...with a list of our own
+n = len(own.bound_symbols)
+
+insert_inplace(own, 2, lambda: ltorch.cos(own.args[0]))  # changes `own`
+assert len(own.bound_symbols) == n + 1 and own.bound_symbols[2].sym.id == "torch.cos"
+
+replace_inplace(own, 2, lambda bsym: ltorch.sin(bsym.args[0]))  # changes `own` too
+assert len(own.bound_symbols) == n + 1 and own.bound_symbols[2].sym.id == "torch.sin"
+assert len(traces[0].bound_symbols) == n  # the original is untouched
+# --8<-- [end:inplace-helpers]
