@@ -27,6 +27,7 @@ def _last_commit_epoch() -> str:
 os.environ.setdefault("SOURCE_DATE_EPOCH", _last_commit_epoch())
 
 WEIGHTS: dict[str, dict[str, int]] = {}
+OUTPUTS: dict[str, list[str]] = {}  # page source -> its printed outputs, as the browser shows them
 
 
 @pytest.fixture(scope="session")
@@ -82,8 +83,8 @@ def light(browser, site_url):
 
 @pytest.fixture(scope="session")
 def dark(browser, site_url):
-    """A page in a context switched to the dark scheme with the header's toggle, once."""
-    context = new_context(browser, site_url)
+    """A page in a context switched to the dark scheme with the header's toggle, once (files cached)."""
+    context = new_context(browser, site_url, cache=True)
     page = context.new_page()
     page.goto(site_url)
     switch_scheme(page, "dark")
@@ -93,7 +94,7 @@ def dark(browser, site_url):
 
 @pytest.fixture(scope="session")
 def clipboard_page(browser, site_url):
-    context = new_context(browser, site_url, permissions=["clipboard-read", "clipboard-write"])
+    context = new_context(browser, site_url, cache=True, permissions=["clipboard-read", "clipboard-write"])
     yield context.new_page()
     context.close()
 
@@ -101,6 +102,11 @@ def clipboard_page(browser, site_url):
 @pytest.fixture(scope="session")
 def weights():
     return WEIGHTS
+
+
+@pytest.fixture(scope="session")
+def shown_outputs():
+    return OUTPUTS
 
 
 def pytest_terminal_summary(terminalreporter):

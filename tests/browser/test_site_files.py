@@ -4,12 +4,11 @@ a 404 page, and two builds of the same tree are byte-identical."""
 from __future__ import annotations
 
 import difflib
+import html.parser
 import json
 import urllib.parse
 from functools import cache
 from pathlib import Path
-
-from bs4 import BeautifulSoup
 
 from .harness import base_path, built_pages, doc_pages, configured_site_url
 
@@ -29,10 +28,34 @@ def test_there_is_a_404_page(built_site):
     assert "Page not found" in page.read_text(encoding="utf-8")
 
 
+class _Links(html.parser.HTMLParser):
+    """The links (href/src) and the ids of one HTML file."""
+
+    def __init__(self):
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in LINKING and attrs.get(LINKING[tag]):
+            self.links.append(attrs[LINKING[tag]])
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("name"):
+            self.ids.add(attrs["name"])
+
+
 @cache
-def _ids(path: Path) -> frozenset[str]:
-    html = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-    return frozenset(e["id"] for e in html.find_all(id=True)) | frozenset(e["name"] for e in html.find_all("a", attrs={"name": True}))
+def _parse(path: Path) -> _Links:
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    parser.close()
+    return parser
+
+
+def _ids(path: Path) -> set[str]:
+    return _parse(path).ids
 
 
 def _target(site: Path, path: str) -> Path | None:
@@ -76,10 +99,8 @@ def test_internal_links_and_anchors_resolve(built_site):
             continue
         # A page's URL is its folder; 404.html is served at any address, so its links are absolute.
         page_url = rel.removesuffix("index.html") if rel.endswith("index.html") else rel
-        html = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser")
-        for tag, attribute in LINKING.items():
-            for element in html.find_all(tag, attrs={attribute: True}):
-                _check(built_site, base, page_url, element[attribute], rel, broken)
+        for link in _parse(html_file).links:
+            _check(built_site, base, page_url, link, rel, broken)
     index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
     for doc in index["docs"]:
         _check(built_site, base, "", doc["location"], "search index", broken)
