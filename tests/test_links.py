@@ -137,6 +137,15 @@ def test_every_api_name_resolves_to_its_entry():
             assert resolve(name) == (len(name), resolve(identifier)[1]), name
     assert resolve("torch.add") is None and resolve("torch.add", output=True) is not None
     assert resolve("torch.Size", output=True) is None and resolve("trc.names") is None
+    assert resolve("TraceCtx.python")[1].identifier == "thunder.core.trace.TraceCtx.python"
+    assert resolve("Symbol.__call__") is None
+
+
+def test_scripts_and_styles_are_left_alone():
+    html = "<script>const s = '<code>TraceCtx</code>';</script><style>pre > code {}</style><p><code>TraceCtx</code></p>"
+    linked = link_html(html)
+    assert linked.startswith("<script>const s = '<code>TraceCtx</code>';</script><style>pre > code {}</style>")
+    assert linked.endswith('<p><autoref identifier="thunder.core.trace.TraceCtx"><code>TraceCtx</code></autoref></p>')
 
 
 # -- the built site ----------------------------------------------------------------------------

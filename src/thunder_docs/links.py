@@ -76,7 +76,7 @@ API: dict[str, tuple[str, ...]] = {
     "thunder.last_prologue_traces": ("last_prologue_traces",),
     "thunder.compile_stats": ("compile_stats",),
     "thunder.common.CompileStats": ("CompileStats",),
-    "thunder.extend.Executor": (),
+    "thunder.extend.Executor": ("Executor",),
     "thunder.extend.OperatorExecutor": ("OperatorExecutor",),
     "thunder.extend.FusionExecutor": ("FusionExecutor",),
     "thunder.extend.get_default_executors": ("get_default_executors", "thunder.get_default_executors"),
@@ -223,6 +223,8 @@ def resolve(name: str, *, output: bool = False) -> tuple[int, Target] | None:
             ident = NAMES[head]
             if cut == len(parts):
                 return len(name), Target(ident)
+            if any(part.startswith("_") for part in parts[cut:]):
+                return None  # a private member has no entry
             member = ".".join([ident, *parts[cut:]])
             return len(name), Target(member, optional=True)
     modules = OUTPUT_MODULES if output else OPERATOR_MODULES
@@ -258,10 +260,15 @@ def link_html(text: str) -> str:
     stack: list[_Element] = []
     pos = 0  # copied up to here
     in_pre = False
+    skip_to = 0  # the end of a <script> or <style> element: raw text, not HTML
     for match in _TAG.finditer(text):
         name = (match["name"] or "").lower()
-        if not name:
-            continue  # a comment
+        if not name or match.start() < skip_to:
+            continue  # a comment, or inside raw text
+        if name in ("script", "style") and not match["close"]:
+            end = text.find(f"</{name}>", match.end())
+            skip_to = len(text) if end < 0 else end + len(name) + 3
+            continue
         if in_pre:
             if match["close"] and name == "pre":
                 out.append(_link_block(text[pos:match.start()], output=_is_output(stack)))
