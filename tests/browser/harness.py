@@ -206,9 +206,16 @@ def visit(page, url: str, origin: str, diagrams: int = 0, timeout_ms: int = 15_0
         if message.type == "error":
             seen.console_errors.append(f"{message.text} ({message.location.get('url', '')})")
 
+    mine = set()  # requests made by this visit (one of the previous page may be aborted now)
+
     def on_request(request):
+        mine.add(request)
         if not request.url.startswith((origin, "data:", "blob:")):
             seen.external.append(request.url)
+
+    def on_failed(request):
+        if request in mine:
+            seen.failed.append(f"{request.url}: {request.failure}")
 
     def on_response(response):
         seen.responses.append(response)
@@ -219,7 +226,7 @@ def visit(page, url: str, origin: str, diagrams: int = 0, timeout_ms: int = 15_0
         "console": on_console,
         "pageerror": lambda error: seen.console_errors.append(f"uncaught: {error}"),
         "request": on_request,
-        "requestfailed": lambda request: seen.failed.append(f"{request.url}: {request.failure}"),
+        "requestfailed": on_failed,
         "response": on_response,
     }
     for event, handler in handlers.items():
