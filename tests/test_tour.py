@@ -1,6 +1,6 @@
-"""The guided tour (docs/tour.ipynb): stored without outputs, executed by mkdocs-jupyter at
-build time, printing nothing machine-specific; a cell that raises fails the build (shown
-with a throwaway build)."""
+"""The guided tour (docs/tour.ipynb): stored without outputs, executed at build time
+(by thunder-exec, through the cache; mkdocs-jupyter renders the executed copy), printing
+nothing machine-specific; a cell that raises fails the build (shown with throwaway builds)."""
 
 import json
 import subprocess
@@ -21,11 +21,11 @@ def test_tour_is_stored_without_outputs():
     assert code and all(c.outputs == [] and c.execution_count is None for c in code)
 
 
-def test_tour_is_in_the_nav_and_executed_on_build():
+def test_tour_is_in_the_nav_and_rendered_by_mkdocs_jupyter():
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "tour.ipynb" in config.split("theme:")[0]
     plugin = config.split("- mkdocs-jupyter:")[1].split("\n  - ")[0]
-    for option in ('include: ["tour.ipynb"]', "execute: true", "allow_errors: false"):
+    for option in ('include: ["tour.ipynb"]', "allow_errors: false"):
         assert option in plugin
 
 
@@ -52,9 +52,12 @@ strict: true
 nav:
   - tour.ipynb
 plugins:
+  - thunder-exec:
+      preload: []
+      approve: false
   - mkdocs-jupyter:
       include: ["tour.ipynb"]
-      execute: true
+      execute: false
       allow_errors: false
       cache: false
 """
@@ -88,5 +91,19 @@ def test_a_notebook_that_runs_builds(tmp_path):
 def test_a_cell_that_raises_fails_the_build(tmp_path):
     proc, log = build(tmp_path, notebook("x = 1", "print(1 / 0)"))
     assert proc.returncode != 0, log
-    assert "ZeroDivisionError" in log
+    assert "docs/tour.ipynb: cell 2 raised ZeroDivisionError: division by zero" in log
     assert not (tmp_path / "site" / "tour" / "index.html").exists()
+
+
+def test_executed_notebook_is_reused_until_it_changes(tmp_path):
+    proc, log = build(tmp_path, notebook("print('first')"))
+    assert proc.returncode == 0 and "docs/tour.ipynb: executed in" in log, log
+    rebuild = lambda: subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
+                                     capture_output=True, text=True, timeout=300, env=mkdocs_env())
+    again = rebuild()
+    assert "docs/tour.ipynb: reused from the cache" in again.stderr, again.stderr
+    assert "first" in (tmp_path / "site" / "tour" / "index.html").read_text()
+    (tmp_path / "docs" / "tour.ipynb").write_text(notebook("print('second')"))
+    changed = rebuild()
+    assert "docs/tour.ipynb: executed in" in changed.stderr, changed.stderr
+    assert "second" in (tmp_path / "site" / "tour" / "index.html").read_text()

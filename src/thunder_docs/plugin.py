@@ -2,13 +2,15 @@
 
 Hooks, in the order MkDocs calls them:
 
-- ``on_config``: point pymdownx.snippets at the repository and make a missing include fatal;
-  add the Mermaid script, which the site serves itself.
+- ``on_config``: point pymdownx.snippets at the repository and make a missing include fatal.
 - ``on_files``: read every page, resolve its includes and execute them (or take them from
   the cache), all pages before any is rendered, then compare the output with the approved
-  output. Any failure aborts the build before anything is written.
+  output; execute notebooks (notebooks.py). Any failure aborts the build before anything is
+  written. Add the Mermaid script, which the site serves itself, to the site's files.
+- ``on_pre_page``: hand mkdocs-jupyter the executed copy of a notebook.
 - ``on_page_markdown``: put each section's output under the block that shows its code;
   sections marked ``<!-- exec: cuda -->`` get a CPU tab and a CUDA tab.
+- ``on_post_page``: load the Mermaid script on pages that have a diagram.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
+from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
 from . import approved
 from .cache import CachedOutput, OutputCache, device_name, fingerprint, section_keys
+from .notebooks import NotebookError, executed_copy
 from .runner import ExecutionError, PageJob, Runner, SectionResult
 from .sections import Include, SnippetError, find_includes
 
@@ -72,8 +76,6 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
         snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
         snippets["base_path"] = [str(self.root)]
         snippets["check_paths"] = True
-        if self.config.mermaid_js and MERMAID_URI not in config.extra_javascript:
-            config.extra_javascript.append(MERMAID_URI)
         if self.runner is None:
             self.runner = Runner(self.root, self.config.preload)
         cache_dir = Path(os.environ.get("THUNDER_DOCS_CACHE_DIR", self.config.cache_dir))
@@ -97,6 +99,7 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
             log.warning("thunder_docs: execution is off; pages show no output")
             return files
         self.results[CPU] = self._execute([p.job for p in plans], CPU)
+        self._execute_notebooks(files)
         if self.gpu != CPU:
             cuda_jobs = [PageJob(p.page, p.job.sections, p.job.timeout, p.job.max_output_chars,
                                  {"THUNDER_DOCS_DEVICE": CUDA}) for p in plans if p.cuda_sections]
@@ -157,6 +160,31 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
                  device, executed, len(to_run), wall, reused)
         return {page: {r.section.name: r for r in rs} for page, rs in results.items()}
 
+    def _execute_notebooks(self, files: Files) -> None:
+        """Execute each notebook (or take it from the cache); mkdocs-jupyter renders the copy."""
+        self.notebooks: dict[str, str] = {}
+        context = {**fingerprint(CPU), "machine": self.gpu}
+        cache_dir = self.cache.directory if self.cache else self.root / ".cache" / "thunder-docs"
+        for file in files:
+            if not file.src_uri.endswith(".ipynb") or file.abs_src_path is None:
+                continue
+            shown = f"{Path(file.abs_src_path).relative_to(self.root).as_posix()}"
+            started = time.perf_counter()
+            try:
+                copy, ran = executed_copy(Path(file.abs_src_path), shown, self.root, cache_dir, context,
+                                          float(self.config.timeout))
+            except NotebookError as error:
+                raise PluginError(str(error)) from None
+            self.notebooks[file.src_uri] = str(copy)
+            log.info("thunder_docs: %s: %s", shown,
+                     f"executed in {time.perf_counter() - started:.1f} s" if ran else "reused from the cache")
+
+    def on_pre_page(self, page, config, files):
+        """Hand mkdocs-jupyter the executed copy of a notebook (downloads keep the stored one)."""
+        if page.file.src_uri in getattr(self, "notebooks", {}):
+            page.file.abs_src_path = self.notebooks[page.file.src_uri]
+        return page
+
     def _check_approved(self, plans: list[PagePlan]) -> None:
         """Compare live output with the approved output of each device that ran."""
         problems = []
@@ -187,6 +215,13 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
         files.append(File.generated(config, MERMAID_URI, abs_src_path=str(script)))
 
     # -- rendering -----------------------------------------------------------------------
+    def on_post_page(self, output: str, page, config) -> str:
+        """Load the Mermaid script (2.7 MB) only on pages that have a diagram."""
+        if not self.config.mermaid_js or 'class="mermaid"' not in output:
+            return output
+        src = get_relative_url(MERMAID_URI, page.url)
+        return output.replace("</body>", f'<script src="{src}"></script>\n</body>', 1)
+
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         name = _page_name(config, page.file)
         includes = find_includes(markdown, name, self.root)
