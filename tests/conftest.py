@@ -30,6 +30,23 @@ def mkdocs_env() -> dict[str, str]:
     return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0"}
 
 
+def write_site(folder: Path, mkdocs_yml: str, files: dict[str, str]) -> Path:
+    """A throwaway site: mkdocs.yml plus files given by path relative to the folder."""
+    (folder / "mkdocs.yml").write_text(mkdocs_yml)
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
+def mkdocs_build(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` in a folder; stdout and stderr together in .stdout."""
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", *args], cwd=folder, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, timeout=600, env={**mkdocs_env(), **env},
+    )
+
+
 @cache
 def run_snippet(path: str) -> subprocess.CompletedProcess:
     """Run a snippet file on its own, as `python snippets/<page>.py` from the repository."""

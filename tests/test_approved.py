@@ -1,11 +1,8 @@
 """Approved outputs: drift fails the build with a diff; CPU builds show labelled CUDA tabs."""
 
-import subprocess
-import sys
-
 from bs4 import BeautifulSoup
 
-from conftest import PAGES, ROOT, includes_of, mkdocs_env
+from conftest import PAGES, ROOT, includes_of, mkdocs_build, write_site
 from thunder_docs import approved
 
 MKDOCS_YML = """\
@@ -36,18 +33,12 @@ PAGE = '# Page\n\n```python\n--8<-- "snippets/page.py:setup"\n```\n\n<!-- exec: 
 
 
 def site(tmp_path):
-    (tmp_path / "docs").mkdir(exist_ok=True)
-    (tmp_path / "snippets").mkdir(exist_ok=True)
-    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML)
-    (tmp_path / "snippets" / "page.py").write_text(SNIPPET)
-    (tmp_path / "docs" / "page.md").write_text(PAGE)
-    return tmp_path
+    return write_site(tmp_path, MKDOCS_YML, {"snippets/page.py": SNIPPET, "docs/page.md": PAGE})
 
 
 def build(tmp_path, **env):
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300, env={**mkdocs_env(), **env})
-    return proc.returncode, proc.stdout + proc.stderr
+    proc = mkdocs_build(tmp_path, **env)
+    return proc.returncode, proc.stdout
 
 
 def page_html(tmp_path):

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from conftest import mkdocs_env
+from conftest import mkdocs_build, mkdocs_env, write_site
 from thunder_docs.cache import CachedOutput, OutputCache, fingerprint, section_keys
 from thunder_docs.sections import Section
 
@@ -85,11 +85,7 @@ SNIPPET = '# --8<-- [start:a]\nx = {x}\nprint("a ran")\n# --8<-- [end:a]\n\n# --
 
 
 def make_site(tmp_path, x=1, prose="Some prose."):
-    (tmp_path / "docs").mkdir(exist_ok=True)
-    (tmp_path / "snippets").mkdir(exist_ok=True)
-    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML)
-    (tmp_path / "snippets" / "page.py").write_text(SNIPPET.format(x=x))
-    (tmp_path / "docs" / "page.md").write_text(PAGE.format(prose=prose))
+    write_site(tmp_path, MKDOCS_YML, {"snippets/page.py": SNIPPET.format(x=x), "docs/page.md": PAGE.format(prose=prose)})
 
 
 def start_build(tmp_path, site="site", **env):
@@ -100,10 +96,9 @@ def start_build(tmp_path, site="site", **env):
 
 
 def build(tmp_path, **env):
-    proc = start_build(tmp_path, **env)
-    log = proc.communicate(timeout=300)[0]
-    assert proc.returncode == 0, log
-    return log, (tmp_path / "site" / "page" / "index.html").read_text()
+    proc = mkdocs_build(tmp_path, **env)
+    assert proc.returncode == 0, proc.stdout
+    return proc.stdout, (tmp_path / "site" / "page" / "index.html").read_text()
 
 
 def test_builds_reuse_and_invalidate(tmp_path):

@@ -4,13 +4,11 @@ Each case builds a throwaway site in a temporary folder. Its plugin preloads not
 these builds take seconds.
 """
 
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
-from conftest import mkdocs_env
+from conftest import mkdocs_build, write_site
 
 MKDOCS_YML = """\
 site_name: throwaway
@@ -54,16 +52,9 @@ print("- removed")
 
 
 def build(tmp_path, page: str):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "snippets").mkdir()
-    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML)
-    (tmp_path / "snippets" / "page.py").write_text(SNIPPET)
-    (tmp_path / "docs" / "page.md").write_text(textwrap.dedent(page))
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=mkdocs_env(),
-    )
-    return proc, proc.stdout + proc.stderr
+    write_site(tmp_path, MKDOCS_YML, {"snippets/page.py": SNIPPET, "docs/page.md": textwrap.dedent(page)})
+    proc = mkdocs_build(tmp_path)
+    return proc, proc.stdout
 
 
 def include(spec: str, before: str = "") -> str:

@@ -3,8 +3,6 @@ to the explaining page where Thunder has no docstring, and strict failure on a b
 cross-reference (shown with throwaway builds)."""
 
 import re
-import subprocess
-import sys
 import textwrap
 from functools import cache
 
@@ -12,7 +10,7 @@ import griffe
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import DOCS, ROOT, mkdocs_env
+from conftest import DOCS, mkdocs_build, write_site
 from thunder_docs.links import API
 
 REFERENCE = sorted((DOCS / "reference").glob("*.md"))
@@ -104,13 +102,9 @@ plugins:
 
 
 def build(tmp_path, pages: dict[str, str]):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML)
-    for name, text in pages.items():
-        (tmp_path / "docs" / name).write_text(textwrap.dedent(text))
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300, env=mkdocs_env())
-    return proc, proc.stdout + proc.stderr
+    write_site(tmp_path, MKDOCS_YML, {f"docs/{name}": textwrap.dedent(text) for name, text in pages.items()})
+    proc = mkdocs_build(tmp_path)
+    return proc, proc.stdout
 
 
 def test_a_resolved_reference_builds(tmp_path):

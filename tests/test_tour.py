@@ -3,13 +3,11 @@
 nothing machine-specific; a cell that raises fails the build (shown with throwaway builds)."""
 
 import json
-import subprocess
-import sys
 
 import nbformat
 from bs4 import BeautifulSoup
 
-from conftest import DOCS, ROOT, mkdocs_env
+from conftest import DOCS, ROOT, mkdocs_build, write_site
 
 TOUR = DOCS / "tour.ipynb"
 
@@ -74,12 +72,9 @@ def notebook(*cells: str) -> str:
 
 
 def build(tmp_path, source: str):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML)
-    (tmp_path / "docs" / "tour.ipynb").write_text(source)
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300, env=mkdocs_env())
-    return proc, proc.stdout + proc.stderr
+    write_site(tmp_path, MKDOCS_YML, {"docs/tour.ipynb": source})
+    proc = mkdocs_build(tmp_path)
+    return proc, proc.stdout
 
 
 def test_a_notebook_that_runs_builds(tmp_path):
@@ -98,12 +93,10 @@ def test_a_cell_that_raises_fails_the_build(tmp_path):
 def test_executed_notebook_is_reused_until_it_changes(tmp_path):
     proc, log = build(tmp_path, notebook("print('first')"))
     assert proc.returncode == 0 and "docs/tour.ipynb: executed in" in log, log
-    rebuild = lambda: subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
-                                     capture_output=True, text=True, timeout=300, env=mkdocs_env())
-    again = rebuild()
-    assert "docs/tour.ipynb: reused from the cache" in again.stderr, again.stderr
+    again = mkdocs_build(tmp_path)
+    assert "docs/tour.ipynb: reused from the cache" in again.stdout, again.stdout
     assert "first" in (tmp_path / "site" / "tour" / "index.html").read_text()
     (tmp_path / "docs" / "tour.ipynb").write_text(notebook("print('second')"))
-    changed = rebuild()
-    assert "docs/tour.ipynb: executed in" in changed.stderr, changed.stderr
+    changed = mkdocs_build(tmp_path)
+    assert "docs/tour.ipynb: executed in" in changed.stdout, changed.stdout
     assert "second" in (tmp_path / "site" / "tour" / "index.html").read_text()

@@ -385,7 +385,8 @@ def _link_block(block: str, *, output: bool) -> str:
         if not name or name in _VOID or (not token["close"] and token.group(0).endswith("/>")):
             continue
         if token["close"]:
-            element = stack.pop() if len(stack) > 1 else 0
+            if len(stack) > 1:
+                stack.pop()
             if closing and chars:
                 closed_after.setdefault(len(chars) - 1, []).append((token.end(), stack[-1]))
             pending = []
