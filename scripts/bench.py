@@ -127,6 +127,10 @@ def main() -> None:
         verdict = "" if not target else ("  met" if ratio <= TARGETS[target] else "  MISSED")
         print(f"{name:38} {seconds:8.2f} {r} {t:>7}{verdict}")
     print("cold ratio: cold / (import + sections + plain); warm and prose-edit ratios: / plain build")
+    print("\nexecution time each page adds to a cold build:")
+    for page, seconds in sorted(((p, s) for st in stats for p, s in st["page_seconds"].items()),
+                                key=lambda item: -item[1]):
+        print(f"  {page:38} {seconds:8.2f} s")
 
 
 if __name__ == "__main__":

@@ -155,7 +155,8 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
         reused = sum(len(j.sections) for j in jobs) - executed
         wall = time.perf_counter() - started
         self.stats.append({"device": device, "executed": executed, "reused": reused, "wall_seconds": wall,
-                           "section_seconds": sum(r.seconds for p in outcomes for r in results[p])})
+                           "section_seconds": sum(r.seconds for p in outcomes for r in results[p]),
+                           "page_seconds": {p: sum(r.seconds for r in results[p]) for p in outcomes}})
         log.info("thunder_docs: %s: executed %d sections of %d pages in %.1f s; reused %d from the cache",
                  device, executed, len(to_run), wall, reused)
         return {page: {r.section.name: r for r in rs} for page, rs in results.items()}
