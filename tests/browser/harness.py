@@ -13,6 +13,7 @@ import contextlib
 import functools
 import gzip
 import http.server
+import os
 import re
 import threading
 import urllib.parse
@@ -21,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's chromium; never a downloaded one
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
     "--disable-component-update", "--disable-sync", "--disable-quic",
