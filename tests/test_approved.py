@@ -94,6 +94,7 @@ def test_cpu_build_shows_recorded_cuda_output_with_its_provenance(tmp_path):
     assert code == 0, log
     text = page_html(tmp_path).select_one(".tabbed-set").get_text()
     assert "fused on cuda" in text and "fused on cpu" in text
+    assert page_html(tmp_path).select_one("div.exec-cuda code").get_text().strip() == "fused on cuda"
     assert ("Recorded on Test GPU 80GB with thunder 0.2.6, torch 2.11.0+cu130, nvFuser not installed, "
             "Python 3.12.3") in text
 

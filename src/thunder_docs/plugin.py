@@ -240,7 +240,7 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
         inner = inc.fence.indent + "    "
         if page in self.results[CUDA]:
             cuda_title, cuda_body = f"CUDA ({self.gpu}, this build)", _output_block(
-                inc, _join(self.results[CUDA][page], inc), inner)
+                inc, _join(self.results[CUDA][page], inc), inner, "exec-cuda")
         else:
             cuda_title, cuda_body = "CUDA", self._recorded_cuda(page, inc, inner)
         cpu_title = "CPU (this build)"
@@ -258,7 +258,7 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
         return ["", f"{indent}!!! note \"Recorded output\"", f"{indent}    {recorded.label()}. This build ran "
                 f"on a machine without CUDA, so it shows the approved output from "
                 f"`{approved.path_for(self.root, page, CUDA).relative_to(self.root).as_posix()}`.",
-                *_output_block(inc, output, indent)]
+                *_output_block(inc, output, indent, "exec-cuda")]
 
 
 def _join(results: dict[str, SectionResult], inc: Include) -> str:
@@ -271,13 +271,14 @@ def _page_name(config, file: File) -> str:
     return str((docs / file.src_uri).relative_to(root))
 
 
-def _output_block(inc: Include, output: str, indent: str) -> list[str]:
+def _output_block(inc: Include, output: str, indent: str, css: str = "") -> list[str]:
     if not output:
         return []
     longest = max((len(line) - len(line.lstrip("`")) for line in output.split("\n")), default=0)
     fence = "`" * max(3, longest + 1)
     body = [indent + line if line else line for line in output.split("\n")]
-    return ["", f'{indent}{fence} {{ .{inc.output_lang} .exec-output title="Output" }}', *body, f"{indent}{fence}"]
+    classes = f".{inc.output_lang} .exec-output" + (f" .{css}" if css else "")
+    return ["", f'{indent}{fence} {{ {classes} title="Output" }}', *body, f"{indent}{fence}"]
 
 
 def _describe(error: ExecutionError) -> str:
