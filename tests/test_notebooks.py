@@ -38,13 +38,7 @@ def built_page(site, page: str) -> BeautifulSoup:
 
 def cpu_outputs(html: BeautifulSoup) -> list[str]:
     """The outputs of the page's code on this machine's CPU (not a recorded CUDA tab)."""
-    outputs = []
-    for block in html.select("div.exec-output"):
-        tab = block.find_parent(class_="tabbed-block")
-        if tab is not None and tab.find_previous_sibling(class_="tabbed-block") is not None:
-            continue  # a second tab: CUDA
-        outputs.append(block.find("code").get_text().rstrip("\n"))
-    return outputs
+    return [block.find("code").get_text().rstrip("\n") for block in html.select("div.exec-output:not(.exec-cuda)")]
 
 
 def comparable(text: str) -> str:
