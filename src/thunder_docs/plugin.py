@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,8 +99,11 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
         if not self.config.execute:
             log.warning("thunder_docs: execution is off; pages show no output")
             return files
-        self.results[CPU] = self._execute([p.job for p in plans], CPU)
-        self._execute_notebooks(files)
+        # Notebooks run in their own kernel, alongside the pages' workers.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            notebooks = pool.submit(self._execute_notebooks, files)
+            self.results[CPU] = self._execute([p.job for p in plans], CPU)
+            notebooks.result()
         if self.gpu != CPU:
             cuda_jobs = [PageJob(p.page, p.job.sections, p.job.timeout, p.job.max_output_chars,
                                  {"THUNDER_DOCS_DEVICE": CUDA}) for p in plans if p.cuda_sections]
@@ -177,8 +181,12 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
             except NotebookError as error:
                 raise PluginError(str(error)) from None
             self.notebooks[file.src_uri] = str(copy)
-            log.info("thunder_docs: %s: %s", shown,
-                     f"executed in {time.perf_counter() - started:.1f} s" if ran else "reused from the cache")
+            seconds = time.perf_counter() - started
+            if ran:
+                self.stats.append({"device": CPU, "notebook": shown, "executed": 0, "reused": 0,
+                                   "wall_seconds": seconds, "section_seconds": seconds,
+                                   "page_seconds": {shown: seconds}})
+            log.info("thunder_docs: %s: %s", shown, f"executed in {seconds:.1f} s" if ran else "reused from the cache")
 
     def on_pre_page(self, page, config, files):
         """Hand mkdocs-jupyter the executed copy of a notebook (downloads keep the stored one)."""
