@@ -9,6 +9,7 @@ can be stopped by killing its process, which a thread inside the build could not
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import random
@@ -19,8 +20,6 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import logging
 
 from .normalize import normalize
 from .sections import Section

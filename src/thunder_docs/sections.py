@@ -105,14 +105,14 @@ def parse_sections(path: Path, display: str) -> dict[str, Section]:
                 raise SnippetError(f"{display}:{number}: section '{name}' ends but never starts")
             begin = open_at.pop(name)
             body = [ln for ln in lines[begin:number - 1] if not _MARKER.match(ln)]
-            sections[name] = Section(display, name, begin + 1, _dedent_join(body))
+            sections[name] = Section(display, name, begin + 1, _join_code(body))
     if open_at:
         name, number = next(iter(open_at.items()))
         raise SnippetError(f"{display}:{number}: section '{name}' is never ended")
     return sections
 
 
-def _dedent_join(lines: list[str]) -> str:
+def _join_code(lines: list[str]) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
