@@ -16,7 +16,6 @@ repository and its cache are left as they were. Figures:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -26,6 +25,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from thunder_docs.results import BuildStats
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP = {".git", ".venv", ".cache", "site", "site.partial", "node_modules", "screenshots", ".pytest_cache"}
@@ -44,7 +45,7 @@ def env(cache: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "THUNDER_DOCS_CACHE_DIR": str(cache), **extra}
 
 
-def timed_build(site: Path, cache: Path, strict: bool = True, **extra: str) -> tuple[float, list[dict]]:
+def timed_build(site: Path, cache: Path, strict: bool = True, **extra: str) -> tuple[float, BuildStats]:
     stats = site / "stats.json"
     stats.unlink(missing_ok=True)
     command = [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(site / "out")]
@@ -54,7 +55,7 @@ def timed_build(site: Path, cache: Path, strict: bool = True, **extra: str) -> t
     seconds = time.perf_counter() - started
     if proc.returncode != 0:
         sys.exit(f"bench: build failed:\n{proc.stdout}{proc.stderr}")
-    return seconds, json.loads(stats.read_text()) if stats.exists() else []
+    return seconds, BuildStats.read(stats)
 
 
 def import_seconds() -> float:
@@ -104,10 +105,9 @@ def main() -> None:
         imp = import_seconds()
         plain, _ = timed_build(site, cache, strict=False, THUNDER_DOCS_EXECUTE="false")
         cold, stats = timed_build(site, cache, THUNDER_DOCS_JOBS="1")
-        sections = sum(s["section_seconds"] for s in stats)
-        executed = sum(s["executed"] for s in stats)
+        sections, executed = stats.section_seconds, stats.executed
         warm, warm_stats = timed_build(site, cache)
-        assert sum(s["executed"] for s in warm_stats) == 0, "the warm build executed sections"
+        assert warm_stats.executed == 0, "the warm build executed sections"
         cold2, _ = timed_build(site, cache2, THUNDER_DOCS_JOBS="2")
         edit = prose_edit_seconds(site, cache, site / "docs" / "first_trace.md")
 
@@ -128,8 +128,7 @@ def main() -> None:
         print(f"{name:38} {seconds:8.2f} {r} {t:>7}{verdict}")
     print("cold ratio: cold / (import + sections + plain); warm and prose-edit ratios: / plain build")
     print("\nexecution time each page adds to a cold build:")
-    for page, seconds in sorted(((p, s) for st in stats for p, s in st["page_seconds"].items()),
-                                key=lambda item: -item[1]):
+    for page, seconds in sorted(stats.page_seconds().items(), key=lambda item: -item[1]):
         print(f"  {page:38} {seconds:8.2f} s")
 
 

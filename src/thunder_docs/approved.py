@@ -4,20 +4,24 @@ A build compares what the sections print now with the approved output for the sa
 A difference fails the build with a unified diff and the command that accepts the new output.
 A CPU build also reads the approved CUDA output, to show it, labelled, in a CUDA tab.
 
-File layout: ``snippets/approved/<device>/<page>.txt``, for example
-``snippets/approved/cpu/first_trace.txt``. A header of ``# key: value`` lines records where
+File layout: ``<approved_dir>/<device>/<page id>.txt`` (the path comes from the site model), for
+example ``snippets/approved/cpu/first_trace.txt``. A header of ``# key: value`` lines records where
 the output was made (device, Python, thunder, torch, nvFuser); then one block per section.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib.metadata
-import platform
 import re
 from dataclasses import dataclass
-from importlib.util import find_spec
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .results import CPU, CUDA
+from .versions import package_versions
+
+if TYPE_CHECKING:
+    from .model import Site
 
 UPDATE_COMMAND = "scripts/dev build --update"
 _SECTION = re.compile(r"^=== section: (?P<name>\S+) ===$")
@@ -34,45 +38,10 @@ class Approved:
                 f"torch {p.get('torch', '?')}, nvFuser {p.get('nvfuser', '?')}, Python {p.get('python', '?')}")
 
 
-def path_for(root: Path, page: str, device: str) -> Path:
-    name = page.removeprefix("docs/").removesuffix(".md")
-    return root / "snippets" / "approved" / device / f"{name}.txt"
-
-
 def provenance(device: str) -> dict[str, str]:
-    """Where output is being made, read without importing torch or thunder."""
-    return {
-        "device": device,
-        "python": platform.python_version(),
-        "thunder": _version("lightning-thunder"),
-        "torch": _torch_version(),
-        "nvfuser": _nvfuser_version(),
-    }
-
-
-def _version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def _torch_version() -> str:
-    """torch's full version with its build tag (2.8.0+cu128), from torch/version.py."""
-    spec = find_spec("torch")
-    if spec is None or not spec.submodule_search_locations:
-        return "not installed"
-    text = (Path(next(iter(spec.submodule_search_locations))) / "version.py").read_text()
-    match = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)", text, re.M)
-    return match.group(1) if match else _version("torch")
-
-
-def _nvfuser_version() -> str:
-    for dist in importlib.metadata.distributions():
-        name = (dist.metadata["Name"] or "").lower()
-        if name.startswith("nvfuser"):
-            return f"{dist.version} ({name})"
-    return "not installed"
+    """Where output is being made: the device and the versions the cache key uses too."""
+    versions = package_versions()
+    return {"device": device, **{k: versions[k] for k in ("python", "thunder", "torch", "nvfuser")}}
 
 
 def render_sections(sections: list[tuple[str, str]]) -> str:
@@ -115,3 +84,25 @@ def drift(path: Path, root: Path, sections: list[tuple[str, str]]) -> str | None
                                  fromfile=f"{shown} (approved)" if approved else f"{shown} (missing)",
                                  tofile="this build")
     return "".join(lines)
+
+
+def check(site: Site, machine: str, update: bool) -> list[str]:
+    """Compare each device's live output with its approved output (or, with ``update``, store it).
+
+    Returns one problem per page whose output drifted, each with its unified diff.
+    """
+    problems = []
+    for device in (CPU, CUDA):
+        for page in site.with_code:
+            if not site.results.has(device, page.path):
+                continue
+            names = [s.name for s in page.sections] if device == CPU else page.cuda_sections
+            sections = site.results.outputs(device, page.path, names)
+            path = site.approved_path(page, device)
+            if update:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                label = CPU if device == CPU else machine
+                path.write_text(render(page.path, device, provenance(label), sections))
+            elif diff := drift(path, site.root, sections):
+                problems.append(f"{page.path}: the output on {device} differs from the approved output:\n{diff}")
+    return problems

@@ -4,7 +4,7 @@ A section's key hashes:
 
 - the code it runs in: every section of the page up to and including this one, each with
   its file, name and first line (line numbers show up in Thunder's source-line comments);
-- the environment: the versions of Python, thunder, torch and nvFuser, the device, and the
+- the environment: the versions of Python, thunder, torch, nvFuser and triton (versions.py), the device, and the
   environment variables that can change what Thunder prints;
 - the build code that shapes output (normalize.py), so a new normalization re-executes.
 
@@ -17,24 +17,22 @@ a cache never read a half-written entry.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import os
-import platform
 import shutil
 import subprocess
-import tempfile
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
+from .files import write_atomic
 from .sections import Section
+from .versions import package_versions
 
 # Environment variables whose value can change what a section prints (the build's own
 # THUNDER_DOCS_* settings excepted: the device a page runs on is part of the key anyway).
 ENV_PREFIXES = ("THUNDER_", "TORCH_", "NVFUSER_", "PYTORCH_", "CUDA_", "OMP_", "MKL_")
 ENV_NAMES = ()  # PYTHONHASHSEED is not among them: every worker runs with PYTHONHASHSEED=0
-PACKAGES = ("lightning-thunder", "torch", "nvfuser-cu128-torch28", "triton")
 
 
 @dataclass(frozen=True)
@@ -42,17 +40,6 @@ class CachedOutput:
     output: str
     stderr: str
     seconds: float
-
-
-@cache
-def package_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for name in PACKAGES:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
 
 
 @cache
@@ -116,9 +103,4 @@ class OutputCache:
             return None
 
     def put(self, key: str, value: CachedOutput) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(asdict(value), f)
-        os.replace(tmp, path)
+        write_atomic(self._path(key), json.dumps(asdict(value)))

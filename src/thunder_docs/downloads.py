@@ -5,7 +5,7 @@ A small MkDocs plugin (``thunder-downloads`` in ``mkdocs.yml``):
 - ``on_files``: for every page that shows snippet sections, generate
   ``downloads/<page>.ipynb`` (the page's headings as markdown cells, each of its code
   blocks as a code cell, in page order) and add a copy of its snippet file as
-  ``downloads/<page>.py``. The sections come from :func:`sections.find_includes`, the
+  ``downloads/<page>.py``. The includes come from the site model (model.py), the
   same parse the build executes, so the notebook runs exactly the code the page shows,
   in the same order, in one kernel: it prints what the page shows.
 - ``on_page_content``: put "Download as notebook" and "Download .py" links under the
@@ -13,8 +13,6 @@ A small MkDocs plugin (``thunder-downloads`` in ``mkdocs.yml``):
 
 A notebook under ``docs/`` (the guided tour, rendered by mkdocs-jupyter) is offered as
 ``downloads/<name>.ipynb``, as stored: without outputs.
-
-A page whose includes cannot be resolved is skipped here; the exec plugin reports it.
 """
 
 from __future__ import annotations
@@ -24,12 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from mkdocs.config import base
-from mkdocs.config import config_options as c
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page as MkDocsPage
 
-from .sections import SnippetError, find_includes, iter_fences
+from .config import DownloadsConfig
+from .model import Page, site_of
+from .sections import iter_fences
 
 _HEADING = re.compile(r"^(?P<level>#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*$")
 _ATTR_LIST = re.compile(r"\s*\{[^{}]*\}\s*$")
@@ -62,12 +62,9 @@ def headings(markdown: str) -> list[tuple[int, int, str]]:
     return found
 
 
-def make_notebook(markdown: str, page: str, root: Path) -> tuple[nbformat.NotebookNode, str] | None:
-    """The notebook of a page and its snippet file, or None for a page without code."""
-    includes = find_includes(markdown, page, root)
-    if not includes:
-        return None
-    snippet = includes[0].sections[0].path
+def make_notebook(page: Page) -> nbformat.NotebookNode:
+    """The notebook of a page that shows code: its headings and code blocks, in page order."""
+    markdown, includes, snippet = page.body, page.includes, page.snippet
     items: list[tuple[int, str, str]] = [(n, "markdown", "#" * level + " " + text)
                                          for n, level, text in headings(markdown)]
     items += [(inc.fence.start, "code", inc.code) for inc in includes]
@@ -85,48 +82,31 @@ def make_notebook(markdown: str, page: str, root: Path) -> tuple[nbformat.Notebo
         metadata={"kernelspec": KERNELSPEC, "language_info": {"name": "python"}},
     )
     nbformat.validate(notebook)
-    return notebook, snippet
-
-
-class DownloadsConfig(base.Config):
-    folder = c.Type(str, default="downloads")
+    return notebook
 
 
 class DownloadsPlugin(BasePlugin[DownloadsConfig]):
-    def __init__(self):
-        self.downloads: dict[str, Download] = {}
+    def __init__(self) -> None:
+        self.downloads: dict[str, Download] = {}  # page src_uri -> its downloads
 
-    def on_files(self, files: Files, config) -> Files:
-        root = Path(config.config_file_path).resolve().parent
-        docs = Path(config.docs_dir).resolve()
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        site = site_of(config)
         self.downloads = {}
-        for file in list(files):
-            if file.generated_by is not None or file.abs_src_path is None:
-                continue
-            if file.src_uri.endswith(".ipynb"):
-                uri = f"{self.config.folder}/{file.src_uri}"
-                # As content, not as a source path: that would make it a notebook page again.
-                files.append(File.generated(config, uri, content=Path(file.abs_src_path).read_bytes()))
-                self.downloads[file.src_uri] = Download(uri)
-                continue
-            if not file.is_documentation_page():
-                continue
-            page = (docs / file.src_uri).relative_to(root).as_posix()
-            try:
-                made = make_notebook(Path(file.abs_src_path).read_text(encoding="utf-8"), page, root)
-            except SnippetError:
-                continue
-            if made is None:
-                continue
-            notebook, snippet = made
-            stem = f"{self.config.folder}/{file.src_uri.removesuffix('.md')}"
-            download = Download(f"{stem}.ipynb", f"{stem}.py", snippet)
-            files.append(File.generated(config, download.notebook, content=nbformat.writes(notebook) + "\n"))
-            files.append(File.generated(config, download.script, abs_src_path=str(root / snippet)))
-            self.downloads[file.src_uri] = download
+        for notebook in site.notebooks.values():
+            uri = f"{self.config.folder}/{notebook.src_uri}"
+            # As content, not as a source path: that would make it a notebook page again.
+            files.append(File.generated(config, uri, content=notebook.abs_path.read_bytes()))
+            self.downloads[notebook.src_uri] = Download(uri)
+        for page in site.with_code:
+            stem = f"{self.config.folder}/{page.id}"
+            download = Download(f"{stem}.ipynb", f"{stem}.py", page.snippet)
+            files.append(File.generated(config, download.notebook,
+                                        content=nbformat.writes(make_notebook(page)) + "\n"))
+            files.append(File.generated(config, download.script, abs_src_path=str(site.root / page.snippet)))
+            self.downloads[page.src_uri] = download
         return files
 
-    def on_page_content(self, html: str, page, config, files: Files) -> str:
+    def on_page_content(self, html: str, page: MkDocsPage, config: MkDocsConfig, files: Files) -> str:
         download = self.downloads.get(page.file.src_uri)
         if download is None:
             return html

@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
+
+from .files import write_atomic
 
 NB_DIR = "notebooks"
 
@@ -35,12 +36,7 @@ def executed_copy(path: Path, shown: str, root: Path, cache_dir: Path, context: 
     target = cache_dir / NB_DIR / key / path.name  # same file name: mkdocs-jupyter matches on it
     if target.is_file():
         return target, False
-    executed = execute(path, shown, root, timeout)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".ipynb")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(executed)
-    os.replace(tmp, target)
+    write_atomic(target, execute(path, shown, root, timeout))
     return target, True
 
 
@@ -50,7 +46,7 @@ def execute(path: Path, shown: str, root: Path, timeout: float) -> str:
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     notebook = nbformat.read(path, as_version=4)
-    os.environ["PYTHONHASHSEED"] = "0"
+    os.environ["PYTHONHASHSEED"] = "0"  # passed to the kernel: sets print in the order the pages show
     client = NotebookClient(notebook, timeout=timeout, kernel_name="python3", allow_errors=False,
                             record_timing=False, resources={"metadata": {"path": str(root)}})
     try:

@@ -9,7 +9,6 @@ can be stopped by killing its process, which a thread inside the build could not
 
 from __future__ import annotations
 
-import logging
 import multiprocessing
 import os
 import random
@@ -21,19 +20,37 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mkdocs.plugins import get_plugin_logger
+
 from .normalize import normalize
+from .results import SectionResult
 from .sections import Section
 
 _POLL_SECONDS = 0.05
-log = logging.getLogger("mkdocs.plugins.thunder_docs")
+log = get_plugin_logger("thunder_docs.exec")
 
 
-@dataclass
-class SectionResult:
-    section: Section
-    output: str  # normalized stdout
-    stderr: str
+# -- messages from a page's process to the build, one per event ----------------------------
+@dataclass(frozen=True)
+class Ready:
+    """The process started; warnings raised while importing the preloaded modules."""
+
+    preload_warnings: list[str]
+
+
+@dataclass(frozen=True)
+class SectionDone:
     seconds: float
+    stderr: str
+
+
+@dataclass(frozen=True)
+class SectionFailed:
+    seconds: float
+    stderr: str
+    line: int  # the innermost line of the snippet file in the traceback
+    summary: str  # the exception, one line
+    details: str  # the traceback, paths relative to the repository
 
 
 @dataclass
@@ -87,8 +104,8 @@ class Runner:
         ctx = self.context()
         with tempfile.TemporaryDirectory(prefix="thunder-docs-") as tmp:
             receive, send = ctx.Pipe(duplex=False)
-            payload = [(s.path, s.name, s.start_line, s.code) for s in job.sections]
-            process = ctx.Process(target=_child, args=(send, str(self.root), payload, tmp, job.env), daemon=True)
+            process = ctx.Process(target=_child, args=(send, str(self.root), job.sections, tmp, job.env),
+                                  daemon=True)
             process.start()
             send.close()
             try:
@@ -104,9 +121,9 @@ class Runner:
         if not receive.poll(job.timeout):
             process.kill()
             raise ExecutionError(job.page, job.sections[0], "the worker process did not start")
-        _, preload_warnings = receive.recv()
-        for warning in preload_warnings:
-            log.debug("thunder_docs: while importing %s: %s", ", ".join(self.preload), warning)
+        ready: Ready = receive.recv()
+        for warning in ready.preload_warnings:
+            log.debug("while importing %s: %s", ", ".join(self.preload), warning)
 
     def _wait(self, job, index, receive, process, tmp: Path) -> SectionResult:
         section = job.sections[index]
@@ -128,50 +145,48 @@ class Runner:
                     job.page, section, f"the worker process died (exit code {process.exitcode})"
                 )
         try:
-            message = receive.recv()
+            message: SectionDone | SectionFailed = receive.recv()
         except EOFError:
             process.join()
-            raise ExecutionError(job.page, section, f"the worker process died (exit code {process.exitcode})")
-        kind, seconds, stderr = message[0], message[1], message[2]
+            raise ExecutionError(job.page, section, f"the worker process died (exit code {process.exitcode})") from None
         stdout = out_file.read_text(encoding="utf-8", errors="replace")
-        if kind == "error":
-            _, _, _, line, summary, details = message
-            raise ExecutionError(job.page, section, summary, line=line, details=details)
+        if isinstance(message, SectionFailed):
+            raise ExecutionError(job.page, section, message.summary, line=message.line, details=message.details)
         if len(stdout) > job.max_output_chars:
             raise ExecutionError(
                 job.page, section, f"printed {len(stdout):,} characters, more than the limit of {job.max_output_chars:,} characters"
             )
-        return SectionResult(section, normalize(stdout, self.root), stderr, seconds)
+        return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds)
 
 
-def _child(conn, root: str, payload, tmp: str, env: dict[str, str]) -> None:
+def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, str]) -> None:
     """Worker side: run each section in one namespace, send one message per section."""
     os.chdir(root)
-    os.environ.update(env)
+    os.environ.update(env)  # the page's own settings (the device), in its process only
     from . import preload
 
-    conn.send(("ready", preload.WARNINGS))
+    conn.send(Ready(preload.WARNINGS))
     namespace: dict = {"__name__": "__main__", "__builtins__": __builtins__}
-    if payload:
-        namespace["__file__"] = payload[0][0]
-        sys.path.insert(0, os.path.join(root, os.path.dirname(payload[0][0])))
+    if sections:
+        namespace["__file__"] = sections[0].path
+        sys.path.insert(0, os.path.join(root, os.path.dirname(sections[0].path)))
     _seed()
-    for index, (path, name, start_line, code) in enumerate(payload):
+    for index, section in enumerate(sections):
+        path = section.path
         started = time.perf_counter()
         with _Capture(Path(tmp) / f"{index}.out", Path(tmp) / f"{index}.err") as capture:
             try:
-                exec(compile("\n" * (start_line - 1) + code, path, "exec"), namespace)
+                exec(compile("\n" * (section.start_line - 1) + section.code, path, "exec"), namespace)
                 error = None
             except BaseException as exc:  # noqa: BLE001 - every failure is reported to the build
                 error = exc
         seconds = time.perf_counter() - started
         if error is None:
-            conn.send(("ok", seconds, capture.stderr))
+            conn.send(SectionDone(seconds, capture.stderr))
             continue
-        line = _innermost_line(error, path) or start_line
-        summary = "".join(traceback.format_exception_only(error)).strip()
-        details = "".join(traceback.format_exception(error)).replace(root + "/", "")
-        conn.send(("error", seconds, capture.stderr, line, summary, details))
+        conn.send(SectionFailed(seconds, capture.stderr, _innermost_line(error, path) or section.start_line,
+                                "".join(traceback.format_exception_only(error)).strip(),
+                                "".join(traceback.format_exception(error)).replace(root + "/", "")))
         break
     conn.close()
 

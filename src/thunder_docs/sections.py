@@ -136,11 +136,13 @@ def iter_fences(markdown: str) -> list[Fence]:
     return fences
 
 
-def find_includes(markdown: str, page: str, root: Path) -> list[Include]:
+def find_includes(markdown: str, page: str, root: Path, first_line: int = 1) -> list[Include]:
     """The python fences of a page, each resolved to its snippet sections.
 
-    Raises SnippetError, naming the page line, for a python fence that holds code
-    instead of includes, a missing file, a missing section or a line-range include.
+    ``first_line`` is the line of the page file that ``markdown`` starts at (after front
+    matter), so messages name the file's own line numbers. Raises SnippetError, naming
+    the page line, for a python fence that holds code instead of includes, a missing
+    file, a missing section or a line-range include.
     """
     includes = []
     cache: dict[str, dict[str, Section]] = {}
@@ -148,7 +150,7 @@ def find_includes(markdown: str, page: str, root: Path) -> list[Include]:
     for fence in iter_fences(markdown):
         if not fence.is_python:
             continue
-        where = f"{page}:{fence.start + 1}"
+        where = f"{page}:{fence.start + first_line}"
         specs = []
         for line in fence.body:
             if not line.strip():

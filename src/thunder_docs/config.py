@@ -1,0 +1,55 @@
+"""The options of the three plugins, each with what it does and its default.
+
+Set them under the plugin's name in ``mkdocs.yml``; settings that CI, ``scripts/dev`` or the
+benchmark change per run are read from the environment there with ``!ENV``, never here.
+"""
+
+from __future__ import annotations
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+
+
+class ExecConfig(base.Config):
+    """Options of ``thunder-exec``, which executes snippet sections and notebooks."""
+
+    execute = c.Type(bool, default=True)
+    """Execute sections and notebooks. Off: pages show their code and no output. Default: on."""
+    timeout = c.Type((int, float), default=120)
+    """Seconds one section (or notebook cell) may run; a page's ``exec_timeout`` overrides it. Default: 120."""
+    max_output_chars = c.Type(int, default=100_000)
+    """Characters one section may print before the build fails. Default: 100,000."""
+    preload = c.ListOfItems(c.Type(str), default=["torch", "thunder"])
+    """Modules the worker imports once, before pages are forked from it. Default: torch, thunder."""
+    jobs = c.Type(int, default=1)
+    """Pages executed at once, each in its own process. Default: 1."""
+    mermaid_js = c.Optional(c.Type(str))
+    """Repository path of the Mermaid script the site serves itself; unset, Material loads it. Default: unset."""
+    cache = c.Type(bool, default=True)
+    """Reuse a section's output while nothing it depends on has changed. Default: on."""
+    cache_dir = c.Type(str, default=".cache/thunder-docs")
+    """Where cached outputs and executed notebooks live, relative to ``mkdocs.yml``. Default: ``.cache/thunder-docs``."""
+    approve = c.Type(bool, default=True)
+    """Compare each page's output with its approved output; a difference fails the build. Default: on."""
+    update_approved = c.Type(bool, default=False)
+    """Accept this build's output as the approved output instead of comparing. Default: off."""
+    approved_dir = c.Type(str, default="snippets/approved")
+    """Where approved outputs live (``<device>/<page>.txt``), relative to ``mkdocs.yml``. Default: ``snippets/approved``."""
+    stats_file = c.Optional(c.Type(str))
+    """Write the build's execution statistics (JSON) to this file, for the benchmark. Default: unset."""
+
+
+class LinksConfig(base.Config):
+    """Options of ``thunder-links``, which links names to the API reference and to Thunder's source."""
+
+    stylesheet = c.Type(bool, default=True)
+    """Add the stylesheet for links inside code blocks. Default: on."""
+    glossary = c.Type(str, default="glossary.md")
+    """The page whose glossary terms are not marked (it defines them). Default: ``glossary.md``."""
+
+
+class DownloadsConfig(base.Config):
+    """Options of ``thunder-downloads``, which offers each page's code as a notebook and a ``.py`` file."""
+
+    folder = c.Type(str, default="downloads")
+    """The site folder the downloads go to. Default: ``downloads``."""
