@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-import harness  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+import harness  # noqa: E402 - the browser tests' harness, importable once its folder is on the path
+from playwright.sync_api import sync_playwright  # noqa: E402 - imported with harness, which needs it
 
 
 def main(site: Path, out: Path) -> int:

@@ -1,50 +1,55 @@
-"""Shared fixtures: the repository's pages, their snippets, one strict build of the site."""
+"""Shared fixtures: the site model, one strict build of the site, throwaway sites and builds.
+
+Page facts (names, includes, snippet files, built HTML paths) come from the site model
+(`thunder_docs.model`), the same one the build uses; nothing here derives them again.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import pytest
+import yaml
+from bs4 import BeautifulSoup
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.exceptions import Abort, BuildError, ConfigurationError
+
+from thunder_docs.model import load_site
+from thunder_docs.normalize import normalize
+from thunder_docs.sections import Include
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 SNIPPETS = ROOT / "snippets"
-sys.path.insert(0, str(ROOT / "src"))
 
-from thunder_docs.normalize import normalize  # noqa: E402
-from thunder_docs.sections import find_includes  # noqa: E402
-
-PAGES = sorted(p.relative_to(ROOT).as_posix() for p in DOCS.rglob("*.md"))
+SITE = load_site(ROOT / "mkdocs.yml")
+PAGES = sorted(page.path for page in SITE.pages.values())
+PAGES_WITH_CODE = sorted(page.path for page in SITE.with_code)
 SNIPPET_FILES = sorted(p.relative_to(ROOT).as_posix() for p in SNIPPETS.rglob("*.py"))
 
 
-def includes_of(page: str):
-    return find_includes((ROOT / page).read_text(encoding="utf-8"), page, ROOT)
+def includes_of(page: str) -> tuple[Include, ...]:
+    return SITE.page(page).includes
 
 
-def mkdocs_env() -> dict[str, str]:
-    return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0"}
+def snippet_of(page: str) -> str:
+    return SITE.page(page).snippet
 
 
-def write_site(folder: Path, mkdocs_yml: str, files: dict[str, str]) -> Path:
-    """A throwaway site: mkdocs.yml plus files given by path relative to the folder."""
-    (folder / "mkdocs.yml").write_text(mkdocs_yml)
-    for name, text in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text)
-    return folder
+def built_html(site_dir: Path, page: str) -> BeautifulSoup:
+    """A page's (or notebook's) built HTML, parsed."""
+    return BeautifulSoup(SITE.built(site_dir, page).read_text(encoding="utf-8"), "html.parser")
 
 
-def mkdocs_build(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    """`mkdocs build --strict` in a folder; stdout and stderr together in .stdout."""
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", *args], cwd=folder, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True, timeout=600, env={**mkdocs_env(), **env},
-    )
+def mkdocs_env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0", **extra}
 
 
 @cache
@@ -69,3 +74,63 @@ def built_site(tmp_path_factory) -> Path:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return site
+
+
+# -- throwaway sites ------------------------------------------------------------------------------
+EXTENSIONS = ["admonition", "pymdownx.snippets", "pymdownx.superfences", {"pymdownx.tabbed": {"alternate_style": True}}]
+
+
+@dataclass
+class Throwaway:
+    """A small site in a temporary folder: its mkdocs.yml made from options, its files given as text."""
+
+    folder: Path
+
+    def write(self, files: dict[str, str], *, exec_options: dict | None = None, plugins: tuple = (),
+              **config) -> Throwaway:
+        """Write the files and an mkdocs.yml. The exec plugin preloads nothing (fast builds) and
+        approves nothing unless ``exec_options`` says; ``exec_options=None`` leaves it out when
+        ``plugins`` is given."""
+        exec_plugin = [] if exec_options is None and plugins else [
+            {"thunder-exec": {"preload": [], "approve": False, **(exec_options or {})}}]
+        yml = {"site_name": "throwaway", "strict": True, **config, "plugins": [*exec_plugin, *plugins],
+               "markdown_extensions": EXTENSIONS}
+        (self.folder / "mkdocs.yml").write_text(yaml.safe_dump(yml, sort_keys=False))
+        for name, text in files.items():
+            (self.folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (self.folder / name).write_text(text)
+        return self
+
+    def build(self, *args: str, **env: str) -> subprocess.CompletedProcess:
+        """`mkdocs build --strict` in its own process; stdout and stderr together in .stdout."""
+        return subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", *args], cwd=self.folder, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, timeout=600, env=mkdocs_env(**env),
+        )
+
+    def failed_build(self) -> str:
+        """Build in this process (faster) a site that must fail; its log and error message.
+
+        For builds whose pages need no environment of their own: the page processes come
+        from this test process's forkserver.
+        """
+        records: list[str] = []
+        handler = logging.Handler()
+        handler.emit = lambda record: records.append(f"{record.levelname}: {record.getMessage()}")
+        logger = logging.getLogger("mkdocs")
+        logger.addHandler(handler)
+        try:
+            build(load_config(str(self.folder / "mkdocs.yml"), site_dir=str(self.folder / "site")))
+        except (Abort, BuildError, ConfigurationError) as error:
+            return "\n".join([*records, f"ERROR: {error}"])
+        finally:
+            logger.removeHandler(handler)
+        raise AssertionError("the build succeeded:\n" + "\n".join(records))
+
+    def html(self, page: str = "page") -> str:
+        return (self.folder / "site" / page / "index.html").read_text()
+
+
+@pytest.fixture
+def throwaway(tmp_path) -> Throwaway:
+    return Throwaway(tmp_path)

@@ -1,26 +1,17 @@
 """(d) The strict build succeeds, and each page embeds what its code really printed."""
 
 import pytest
-from bs4 import BeautifulSoup
 
-from conftest import PAGES, ROOT, includes_of, standalone_output
-
-PAGES_WITH_CODE = [p for p in PAGES if includes_of(p)]
-
-
-def built_page(site, page):
-    name = page.removeprefix("docs/").removesuffix(".md")
-    path = site / ("index.html" if name == "index" else f"{name}/index.html")
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+from conftest import PAGES_WITH_CODE, ROOT, built_html, includes_of, snippet_of, standalone_output
 
 
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)
 def test_page_embeds_the_output_its_snippet_prints(built_site, page):
-    html = built_page(built_site, page)
+    html = built_html(built_site, page)
     # CUDA tabs show output made elsewhere; the CPU output is what the snippet prints here.
     outputs = [block.find("code").get_text() for block in html.select("div.exec-output:not(.exec-cuda)")]
     assert outputs, f"{page}: no executed output in the built page"
-    snippet = includes_of(page)[0].sections[0].path
+    snippet = snippet_of(page)
     embedded = "\n".join(o.rstrip("\n") for o in outputs)
     assert embedded == standalone_output(snippet), (
         f"{page}: the outputs on the page differ from `python {snippet}` "
@@ -30,7 +21,7 @@ def test_page_embeds_the_output_its_snippet_prints(built_site, page):
 
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)
 def test_page_shows_the_code_of_its_sections(built_site, page):
-    html = built_page(built_site, page)
+    html = built_html(built_site, page)
     shown = [b.find("code").get_text().rstrip("\n")
              for b in html.select("div.highlight") if "exec-output" not in b.get("class", [])
              and b.find_parent(class_="mermaid") is None and b.find("code") is not None]
@@ -39,7 +30,7 @@ def test_page_shows_the_code_of_its_sections(built_site, page):
 
 
 def test_first_trace_page_holds_a_real_trace(built_site):
-    text = built_page(built_site, "docs/first_trace.md").get_text()
+    text = built_html(built_site, "docs/first_trace.md").get_text()
     assert "# Constructed by Unwrap the actual return value" in text
     assert "snippets/first_trace.py:10:" in text  # repo-relative source-line comments
     assert str(ROOT) not in text  # never an absolute path of this machine

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from conftest import mkdocs_build, mkdocs_env, write_site
+from conftest import mkdocs_env
 from thunder_docs.cache import CachedOutput, OutputCache, fingerprint, section_keys
 from thunder_docs.sections import Section
 
@@ -69,67 +69,64 @@ def test_cache_round_trip_and_missing_entry(tmp_path):
 
 # -- the same rules through real builds ------------------------------------------------------
 
-MKDOCS_YML = """\
-site_name: cache
-strict: true
-plugins:
-  - thunder-exec:
-      preload: []
-      approve: false
-markdown_extensions:
-  - pymdownx.snippets
-  - pymdownx.superfences
-"""
 PAGE = '# Page\n\n{prose}\n\n```python\n--8<-- "snippets/page.py:a"\n```\n\n```python\n--8<-- "snippets/page.py:b"\n```\n'
-SNIPPET = '# --8<-- [start:a]\nx = {x}\nprint("a ran")\n# --8<-- [end:a]\n\n# --8<-- [start:b]\nprint("x is", x)\n# --8<-- [end:b]\n'
+SNIPPET = ('# --8<-- [start:a]\nx = {x}\nprint("a ran")\n# --8<-- [end:a]\n\n'
+           '# --8<-- [start:b]\nprint("x is", x)\n# --8<-- [end:b]\n')
 
 
-def make_site(tmp_path, x=1, prose="Some prose."):
-    write_site(tmp_path, MKDOCS_YML, {"snippets/page.py": SNIPPET.format(x=x), "docs/page.md": PAGE.format(prose=prose)})
+def make_site(throwaway, x=1, prose="Some prose.", **exec_options):
+    return throwaway.write({"snippets/page.py": SNIPPET.format(x=x), "docs/page.md": PAGE.format(prose=prose)},
+                           exec_options=exec_options)
 
 
-def start_build(tmp_path, site="site", **env):
+def start_build(folder, site="site", **env):
     return subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", site], cwd=tmp_path,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**mkdocs_env(), **env},
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", site], cwd=folder,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=mkdocs_env(**env),
     )
 
 
-def build(tmp_path, **env):
-    proc = mkdocs_build(tmp_path, **env)
+def build(throwaway, **env):
+    proc = throwaway.build(**env)
     assert proc.returncode == 0, proc.stdout
-    return proc.stdout, (tmp_path / "site" / "page" / "index.html").read_text()
+    return proc.stdout, throwaway.html()
 
 
-def test_builds_reuse_and_invalidate(tmp_path):
-    make_site(tmp_path)
-    log, html = build(tmp_path)
+def test_builds_reuse_and_invalidate(throwaway):
+    make_site(throwaway)
+    log, html = build(throwaway)
     assert "executed 2 sections of 1 pages" in log and "x is 1" in html
 
-    log, html = build(tmp_path)
+    log, html = build(throwaway)
     assert "executed 0 sections" in log and "reused 2 from the cache" in log and "x is 1" in html
 
-    make_site(tmp_path, prose="Other prose.")  # prose edit: nothing runs
-    log, html = build(tmp_path)
+    make_site(throwaway, prose="Other prose.")  # prose edit: nothing runs
+    log, html = build(throwaway)
     assert "executed 0 sections" in log and "Other prose." in html
 
-    make_site(tmp_path, x=2)  # an earlier section changed: the later one shows the new state
-    log, html = build(tmp_path)
+    make_site(throwaway, x=2)  # an earlier section changed: the later one shows the new state
+    log, html = build(throwaway)
     assert "executed 2 sections" in log and "x is 2" in html
 
-    log, _ = build(tmp_path, THUNDER_SOMETHING="1")  # an environment variable that matters
+    log, _ = build(throwaway, THUNDER_SOMETHING="1")  # an environment variable that matters
     assert "executed 2 sections" in log
 
 
-def test_two_builds_at_once_share_the_cache(tmp_path):
-    make_site(tmp_path)
+def test_cache_dir_is_an_option(throwaway):
+    make_site(throwaway, cache_dir="elsewhere")
+    build(throwaway)
+    assert list((throwaway.folder / "elsewhere").rglob("*.json")) and not (throwaway.folder / ".cache").exists()
+
+
+def test_two_builds_at_once_share_the_cache(throwaway, tmp_path):
+    make_site(throwaway)
     builds = [start_build(tmp_path, site=f"site{i}") for i in range(2)]
     logs = [b.communicate(timeout=300)[0] for b in builds]
     assert all(b.returncode == 0 for b in builds), logs
     for i in range(2):
         assert "x is 1" in (tmp_path / f"site{i}" / "page" / "index.html").read_text()
     assert not list((tmp_path / ".cache").rglob(".tmp-*")), "a temporary cache file was left behind"
-    log, _ = build(tmp_path)
+    log, _ = build(throwaway)
     assert "executed 0 sections" in log
 
 
@@ -138,9 +135,8 @@ def imported_modules(log: str) -> set[str]:
     return {line.rsplit("|", 1)[1].strip().split(".")[0] for line in log.splitlines() if line.startswith("import time:")}
 
 
-def test_warm_build_imports_neither_torch_nor_thunder(tmp_path):
-    make_site(tmp_path)
-    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML.replace("preload: []", "preload: [torch, thunder]"))
+def test_warm_build_imports_neither_torch_nor_thunder(throwaway, tmp_path):
+    make_site(throwaway, preload=["torch", "thunder"])
     command = [sys.executable, "-X", "importtime", "-m", "mkdocs", "build", "--strict"]
     cold = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=mkdocs_env(), timeout=300)
     assert cold.returncode == 0, cold.stderr[-2000:]

@@ -1,28 +1,14 @@
 """(e) Each kind of bad input fails the build with one message: page, snippet file:line, cause.
 
 Each case builds a throwaway site in a temporary folder. Its plugin preloads nothing, so
-these builds take seconds.
+these builds take seconds; the builds that must fail run in this process.
 """
 
 import textwrap
 
 import pytest
 
-from conftest import mkdocs_build, write_site
-
-MKDOCS_YML = """\
-site_name: throwaway
-strict: true
-plugins:
-  - thunder-exec:
-      preload: []
-      approve: false
-      timeout: 30
-      max_output_chars: 1000
-markdown_extensions:
-  - pymdownx.snippets
-  - pymdownx.superfences
-"""
+OPTIONS = {"timeout": 30, "max_output_chars": 1000}
 
 SNIPPET = '''\
 # --8<-- [start:fine]
@@ -51,74 +37,71 @@ print("- removed")
 '''
 
 
-def build(tmp_path, page: str):
-    write_site(tmp_path, MKDOCS_YML, {"snippets/page.py": SNIPPET, "docs/page.md": textwrap.dedent(page)})
-    proc = mkdocs_build(tmp_path)
-    return proc, proc.stdout
+def site(throwaway, page: str):
+    return throwaway.write({"snippets/page.py": SNIPPET, "docs/page.md": textwrap.dedent(page)}, exec_options=OPTIONS)
 
 
 def include(spec: str, before: str = "") -> str:
     return f'{before}# Page\n\nText.\n\n```python\n--8<-- "snippets/page.py:fine"\n```\n\n```python\n--8<-- "{spec}"\n```\n'
 
 
-def assert_failed_cleanly(proc, log, tmp_path, *expected):
-    assert proc.returncode != 0, log
+def assert_fails_cleanly(throwaway, page: str, *expected):
+    log = site(throwaway, page).failed_build()
     for text in expected:
         assert text in log, f"{text!r} not in build log:\n{log}"
     assert "Traceback (most recent call last)" not in log.split("ERROR", 1)[0], "a crash, not a clear error"
-    assert not (tmp_path / "site" / "page" / "index.html").exists(), "a failed build wrote the page"
+    assert not (throwaway.folder / "site" / "page" / "index.html").exists(), "a failed build wrote the page"
 
 
-def test_good_page_builds(tmp_path):
-    proc, log = build(tmp_path, "# Page\n\n```python\n--8<-- \"snippets/page.py:fine\"\n```\n")
-    assert proc.returncode == 0, log
-    assert "fine 1" in (tmp_path / "site" / "page" / "index.html").read_text()
+def test_good_page_builds(throwaway):
+    proc = site(throwaway, "# Page\n\n```python\n--8<-- \"snippets/page.py:fine\"\n```\n").build()
+    assert proc.returncode == 0, proc.stdout
+    assert "fine 1" in throwaway.html()
 
 
-def test_output_language_option(tmp_path):
+def test_output_language_option(throwaway):
     page = '# Page\n\n<!-- exec: output=diff -->\n```python\n--8<-- "snippets/page.py:diffy"\n```\n'
-    proc, log = build(tmp_path, page)
-    assert proc.returncode == 0, log
-    html = (tmp_path / "site" / "page" / "index.html").read_text()
+    proc = site(throwaway, page).build()
+    assert proc.returncode == 0, proc.stdout
+    html = throwaway.html()
     assert '<span class="gi">+ added</span>' in html and '<span class="gd">- removed</span>' in html
 
 
-def test_unknown_option(tmp_path):
+def test_unknown_option(throwaway):
     page = '# Page\n\n<!-- exec: colour=red -->\n```python\n--8<-- "snippets/page.py:fine"\n```\n'
-    proc, log = build(tmp_path, page)
-    assert_failed_cleanly(proc, log, tmp_path, "docs/page.md:4", "unknown exec option 'colour'")
+    assert_fails_cleanly(throwaway, page, "docs/page.md:4", "unknown exec option 'colour'")
 
 
-def test_section_that_raises(tmp_path):
-    proc, log = build(tmp_path, include("snippets/page.py:boom"))
-    assert_failed_cleanly(proc, log, tmp_path, "docs/page.md", "section 'boom'", "snippets/page.py:8",
+def test_line_numbers_count_the_front_matter(throwaway):
+    page = '---\nexec_timeout: 5\n---\n\n# Page\n\n<!-- exec: colour=red -->\n```python\n--8<-- "snippets/page.py:fine"\n```\n'
+    assert_fails_cleanly(throwaway, page, "docs/page.md:8", "unknown exec option 'colour'")
+
+
+def test_section_that_raises(throwaway):
+    assert_fails_cleanly(throwaway, include("snippets/page.py:boom"), "docs/page.md", "section 'boom'", "snippets/page.py:8",
                           "ZeroDivisionError: division by zero")
 
 
-def test_section_past_its_timeout(tmp_path):
-    proc, log = build(tmp_path, include("snippets/page.py:hang", before="---\nexec_timeout: 2\n---\n\n"))
-    assert_failed_cleanly(proc, log, tmp_path, "docs/page.md", "section 'hang'", "snippets/page.py:12",
-                          "ran past the timeout of 2 s")
+def test_section_past_its_timeout(throwaway):
+    page = include("snippets/page.py:hang", before="---\nexec_timeout: 2\n---\n\n")
+    assert_fails_cleanly(throwaway, page, "docs/page.md", "section 'hang'", "snippets/page.py:12",
+                         "ran past the timeout of 2 s")
 
 
-def test_output_over_the_limit(tmp_path):
-    proc, log = build(tmp_path, include("snippets/page.py:chatty"))
-    assert_failed_cleanly(proc, log, tmp_path, "docs/page.md", "section 'chatty'", "snippets/page.py:17",
+def test_output_over_the_limit(throwaway):
+    assert_fails_cleanly(throwaway, include("snippets/page.py:chatty"), "docs/page.md", "section 'chatty'", "snippets/page.py:17",
                           "the limit of 1,000 characters")
 
 
-def test_missing_snippet_file(tmp_path):
-    proc, log = build(tmp_path, include("snippets/nope.py:fine"))
-    assert_failed_cleanly(proc, log, tmp_path, "docs/page.md:9", "snippets/nope.py does not exist")
+def test_missing_snippet_file(throwaway):
+    assert_fails_cleanly(throwaway, include("snippets/nope.py:fine"), "docs/page.md:9", "snippets/nope.py does not exist")
 
 
-def test_missing_section(tmp_path):
-    proc, log = build(tmp_path, include("snippets/page.py:nope"))
-    assert_failed_cleanly(proc, log, tmp_path, "docs/page.md:9", "snippets/page.py has no section 'nope'",
+def test_missing_section(throwaway):
+    assert_fails_cleanly(throwaway, include("snippets/page.py:nope"), "docs/page.md:9", "snippets/page.py has no section 'nope'",
                           "fine, boom, hang, chatty, diffy")
 
 
 @pytest.mark.parametrize("fence", ["```python\nprint('typed by hand')\n```", '```python title="x"\nprint(1)\n```'])
-def test_code_typed_on_the_page(tmp_path, fence):
-    proc, log = build(tmp_path, f"# Page\n\n{fence}\n")
-    assert_failed_cleanly(proc, log, tmp_path, "docs/page.md:3", "must only include snippet sections")
+def test_code_typed_on_the_page(throwaway, fence):
+    assert_fails_cleanly(throwaway, f"# Page\n\n{fence}\n", "docs/page.md:3", "must only include snippet sections")

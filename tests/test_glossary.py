@@ -5,9 +5,8 @@ inside code or printed output."""
 import re
 
 import pytest
-from bs4 import BeautifulSoup
 
-from conftest import DOCS, PAGES, ROOT
+from conftest import DOCS, PAGES, ROOT, built_html
 
 GLOSSARY = (DOCS / "glossary.md").read_text(encoding="utf-8")
 ABBREVIATIONS = (ROOT / "includes" / "abbreviations.md").read_text(encoding="utf-8")
@@ -49,18 +48,9 @@ def test_every_abbreviation_is_a_glossary_line():
         assert title in definitions, f"*[{form}] is in no glossary entry"
 
 
-def built(site, page: str) -> BeautifulSoup:
-    name = page.removeprefix("docs/").removesuffix(".md")
-    if name == "index" or name.endswith("/index"):
-        path = site / name.removesuffix("index") / "index.html"
-    else:
-        path = site / name / "index.html"
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-
-
 @pytest.mark.parametrize("page", [p for p in PAGES if p != "docs/glossary.md"])
 def test_terms_are_marked_in_prose_only(built_site, page):
-    html = built(built_site, page)
+    html = built_html(built_site, page)
     article = html.select_one("article")
     marked = article.select("abbr")
     assert marked, f"{page}: no glossary term marked"
@@ -70,4 +60,4 @@ def test_terms_are_marked_in_prose_only(built_site, page):
 
 
 def test_glossary_page_marks_nothing(built_site):
-    assert not built(built_site, "docs/glossary.md").select("article abbr")
+    assert not built_html(built_site, "docs/glossary.md").select("article abbr")

@@ -11,8 +11,11 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import PAGES, ROOT
-from thunder_docs.links import API, link_html, resolve, source_of, thunder_version, unmark_terms
+from conftest import PAGES, ROOT, SITE, built_html
+from thunder_docs.html_links import link_html
+from thunder_docs.links import unmark_terms
+from thunder_docs.names import API, resolve
+from thunder_docs.thunder_source import source_of, thunder_version
 
 GITHUB = f"https://github.com/Lightning-AI/lightning-thunder/blob/{thunder_version()}/"
 
@@ -149,19 +152,8 @@ def test_scripts_and_styles_are_left_alone():
 
 
 # -- the built site ----------------------------------------------------------------------------
-def built_path(site, page: str) -> Path:
-    name = page.removeprefix("docs/").removesuffix(".md").removesuffix(".ipynb")
-    if name == "index" or name.endswith("/index"):
-        return site / name.removesuffix("index") / "index.html"
-    return site / name / "index.html"
-
-
-def built(site, page: str) -> BeautifulSoup:
-    return BeautifulSoup(built_path(site, page).read_text(encoding="utf-8"), "html.parser")
-
-
 def test_first_trace_page_links_prose_code_and_output(built_site):
-    html = built(built_site, "docs/first_trace.md")
+    html = built_html(built_site, "docs/first_trace.md")
     prose = {a.get_text(): a["href"] for a in html.select("article p a.autorefs")}
     assert prose["TraceCtx"] == "../reference/trace/#thunder.core.trace.TraceCtx"
     output = html.select("div.exec-output")
@@ -176,7 +168,7 @@ def test_first_trace_page_links_prose_code_and_output(built_site):
 @pytest.mark.parametrize("page", [*PAGES, "docs/tour.ipynb"])
 def test_every_cross_reference_resolved(built_site, page):
     """A reference autorefs could not resolve would have failed the strict build; none is left raw."""
-    html = built_path(built_site, page).read_text(encoding="utf-8")
+    html = SITE.built(built_site, page).read_text(encoding="utf-8")
     assert "<autoref" not in html
     assert not re.search(r"\[<code>[^<]*</code>\]\[", html), "an unresolved cross-reference"
     assert str(ROOT) not in html

@@ -13,30 +13,22 @@ import re
 
 import nbformat
 import pytest
-from bs4 import BeautifulSoup
 from nbclient import NotebookClient
 
-from conftest import PAGES, ROOT, includes_of
+from conftest import PAGES_WITH_CODE, ROOT, SITE, built_html, includes_of, snippet_of
 from thunder_docs.downloads import headings
 from thunder_docs.normalize import normalize
 
-PAGES_WITH_CODE = [p for p in PAGES if includes_of(p)]
 _CODE_FILE = re.compile(r"snippets/[\w./-]+\.py|/\S*?ipykernel_\d+/\d+\.py")
 _LOCATION = re.compile(r"<code file>(?::\d+:?|\s+\d+)\s*")  # file:line: in traces, "file line" in prints
 _LINE_NUMBER = re.compile(r"\b(line|lineno|end_lineno)(\s*=\s*|\s+)\d+")
 
 
 def stem(page: str) -> str:
-    return page.removeprefix("docs/").removesuffix(".md")
+    return SITE.page(page).id
 
 
-def built_page(site, page: str) -> BeautifulSoup:
-    name = stem(page)
-    path = site / ("index.html" if name == "index" else f"{name}/index.html")
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-
-
-def cpu_outputs(html: BeautifulSoup) -> list[str]:
+def cpu_outputs(html) -> list[str]:
     """The outputs of the page's code on this machine's CPU (not a recorded CUDA tab)."""
     return [block.find("code").get_text().rstrip("\n") for block in html.select("div.exec-output:not(.exec-cuda)")]
 
@@ -61,14 +53,14 @@ def test_notebook_holds_the_page_headings_and_code(built_site, page):
 
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)
 def test_page_links_to_its_downloads(built_site, page):
-    html = built_page(built_site, page)
+    html = built_html(built_site, page)
     links = {a.get_text(): a["href"] for a in html.select("p.page-downloads a")}
     assert set(links) == {"Download as notebook", "Download .py"}
-    page_dir = built_site / ("" if stem(page) == "index" else stem(page))
+    page_dir = SITE.built(built_site, page).parent
     for href in links.values():
         assert (page_dir / href).resolve().is_file(), href
     script = (page_dir / links["Download .py"]).resolve()
-    snippet = includes_of(page)[0].sections[0].path
+    snippet = snippet_of(page)
     assert script.read_bytes() == (ROOT / snippet).read_bytes()
 
 
@@ -87,7 +79,7 @@ def test_notebook_reproduces_the_page_outputs(built_site, page):
         stdout = "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
         if stdout.strip():
             printed.append(comparable(stdout))
-    expected = [comparable(o) for o in cpu_outputs(built_page(built_site, page))]
+    expected = [comparable(o) for o in cpu_outputs(built_html(built_site, page))]
     assert len(printed) == len(expected), f"{page}: {len(printed)} cells printed, the page shows {len(expected)} outputs"
-    for number, (got, want) in enumerate(zip(printed, expected), start=1):
+    for number, (got, want) in enumerate(zip(printed, expected, strict=True), start=1):
         assert got == want, f"{page}: output {number} of the notebook differs from the page"

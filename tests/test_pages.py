@@ -5,16 +5,14 @@ import ast
 import pytest
 from mktestdocs import check_md_file, grab_code_blocks
 
-from conftest import PAGES, ROOT, SNIPPET_FILES, includes_of
-from thunder_docs.sections import expand, iter_fences, parse_sections
-
-PAGES_WITH_CODE = [p for p in PAGES if includes_of(p)]
+from conftest import PAGES, PAGES_WITH_CODE, ROOT, SITE, SNIPPET_FILES, includes_of
+from thunder_docs.sections import iter_fences, parse_sections
 
 
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)
 def test_page_code_runs_with_mktestdocs(page, tmp_path, monkeypatch):
     expanded = tmp_path / "page.md"
-    expanded.write_text(expand((ROOT / page).read_text(encoding="utf-8"), page, ROOT), encoding="utf-8")
+    expanded.write_text(SITE.page(page).expanded(), encoding="utf-8")
     monkeypatch.chdir(ROOT)
     check_md_file(expanded, memory=True)  # one shared namespace per page
 
@@ -22,7 +20,7 @@ def test_page_code_runs_with_mktestdocs(page, tmp_path, monkeypatch):
 @pytest.mark.parametrize("page", PAGES)
 def test_every_python_block_is_collected(page):
     """mktestdocs skips fences whose info string carries attributes; so must no page have one."""
-    text = expand((ROOT / page).read_text(encoding="utf-8"), page, ROOT)
+    text = SITE.page(page).expanded()
     python_fences = [f for f in iter_fences(text) if f.is_python]
     collected = grab_code_blocks(text, lang="python")
     assert len(collected) == len(python_fences), (
@@ -52,6 +50,6 @@ def test_snippet_has_no_code_outside_sections(path):
 
 def test_each_page_has_its_mirrored_snippet():
     for page in PAGES_WITH_CODE:
-        mirror = "snippets/" + page.removeprefix("docs/").removesuffix(".md") + ".py"
+        mirror = f"snippets/{SITE.page(page).id}.py"
         used = {s.path for inc in includes_of(page) for s in inc.sections}
         assert used == {mirror}, f"{page} must show sections of {mirror} only, shows {sorted(used)}"

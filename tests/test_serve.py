@@ -10,20 +10,10 @@ import time
 
 from conftest import mkdocs_env
 
-MKDOCS_YML = """\
-site_name: serve
-plugins:
-  - thunder-exec:
-      preload: []
-      approve: false
-markdown_extensions:
-  - pymdownx.snippets
-  - pymdownx.superfences
-"""
-
 
 def page(name):
-    return f'# {name}\n\nProse.\n\n```python\n--8<-- "snippets/{name}.py:a"\n```\n\n```python\n--8<-- "snippets/{name}.py:b"\n```\n'
+    return (f'# {name}\n\nProse.\n\n```python\n--8<-- "snippets/{name}.py:a"\n```\n\n'
+            f'```python\n--8<-- "snippets/{name}.py:b"\n```\n')
 
 
 def snippet(value):
@@ -56,13 +46,9 @@ def next_build_log(lines, timeout=120):
     raise AssertionError("no rebuild:\n" + "".join(seen))
 
 
-def test_serve_reuses_and_reexecutes_only_what_changed(tmp_path):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "snippets").mkdir()
-    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML)
-    for name in ("one", "two"):
-        (tmp_path / "docs" / f"{name}.md").write_text(page(name))
-        (tmp_path / "snippets" / f"{name}.py").write_text(snippet(1))
+def test_serve_reuses_and_reexecutes_only_what_changed(throwaway, tmp_path):
+    throwaway.write({f"{folder}/{name}.{ext}": text(name) for name in ("one", "two")
+                     for folder, ext, text in (("docs", "md", page), ("snippets", "py", lambda _: snippet(1)))})
     proc = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{free_port()}"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=mkdocs_env(),

@@ -5,9 +5,8 @@ nothing machine-specific; a cell that raises fails the build (shown with throwaw
 import json
 
 import nbformat
-from bs4 import BeautifulSoup
 
-from conftest import DOCS, ROOT, mkdocs_build, write_site
+from conftest import DOCS, ROOT, built_html
 
 TOUR = DOCS / "tour.ipynb"
 
@@ -28,8 +27,7 @@ def test_tour_is_in_the_nav_and_rendered_by_mkdocs_jupyter():
 
 
 def test_built_tour_shows_outputs_and_nothing_machine_specific(built_site):
-    html = (built_site / "tour" / "index.html").read_text(encoding="utf-8")
-    text = BeautifulSoup(html, "html.parser").select_one("article").get_text()
+    text = built_html(built_site, "docs/tour.ipynb").select_one("article").get_text()
     for expected in ("TraceCtx made by: None", "# No signature available", "after dce:", "def computation(x, y):"):
         assert expected in text
     for private in (str(ROOT), "/tmp/", "/home/", "/root/", "ipykernel", "site-packages", "milliseconds"):
@@ -39,26 +37,12 @@ def test_built_tour_shows_outputs_and_nothing_machine_specific(built_site):
 
 def test_tour_download_is_the_stored_notebook(built_site):
     assert (built_site / "downloads" / "tour.ipynb").read_bytes() == TOUR.read_bytes()
-    html = BeautifulSoup((built_site / "tour" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    html = built_html(built_site, "docs/tour.ipynb")
     assert [a["href"] for a in html.select("p.page-downloads a")] == ["../downloads/tour.ipynb"]
 
 
 # -- a throwaway build: a cell that raises fails the build ---------------------------------------
-MKDOCS_YML = """\
-site_name: throwaway
-strict: true
-nav:
-  - tour.ipynb
-plugins:
-  - thunder-exec:
-      preload: []
-      approve: false
-  - mkdocs-jupyter:
-      include: ["tour.ipynb"]
-      execute: false
-      allow_errors: false
-      cache: false
-"""
+JUPYTER = {"mkdocs-jupyter": {"include": ["tour.ipynb"], "execute": False, "allow_errors": False, "cache": False}}
 
 
 def notebook(*cells: str) -> str:
@@ -71,32 +55,29 @@ def notebook(*cells: str) -> str:
     return json.dumps(nb)
 
 
-def build(tmp_path, source: str):
-    write_site(tmp_path, MKDOCS_YML, {"docs/tour.ipynb": source})
-    proc = mkdocs_build(tmp_path)
-    return proc, proc.stdout
+def site(throwaway, source: str):
+    return throwaway.write({"docs/tour.ipynb": source}, exec_options={}, plugins=(JUPYTER,), nav=["tour.ipynb"])
 
 
-def test_a_notebook_that_runs_builds(tmp_path):
-    proc, log = build(tmp_path, notebook("x = 6 * 7", "print('answer', x)"))
-    assert proc.returncode == 0, log
-    assert "answer 42" in (tmp_path / "site" / "tour" / "index.html").read_text()
+def test_a_notebook_that_runs_builds(throwaway):
+    proc = site(throwaway, notebook("x = 6 * 7", "print('answer', x)")).build()
+    assert proc.returncode == 0, proc.stdout
+    assert "answer 42" in throwaway.html("tour")
 
 
-def test_a_cell_that_raises_fails_the_build(tmp_path):
-    proc, log = build(tmp_path, notebook("x = 1", "print(1 / 0)"))
-    assert proc.returncode != 0, log
+def test_a_cell_that_raises_fails_the_build(throwaway):
+    log = site(throwaway, notebook("x = 1", "print(1 / 0)")).failed_build()
     assert "docs/tour.ipynb: cell 2 raised ZeroDivisionError: division by zero" in log
-    assert not (tmp_path / "site" / "tour" / "index.html").exists()
+    assert not (throwaway.folder / "site" / "tour" / "index.html").exists()
 
 
-def test_executed_notebook_is_reused_until_it_changes(tmp_path):
-    proc, log = build(tmp_path, notebook("print('first')"))
-    assert proc.returncode == 0 and "docs/tour.ipynb: executed in" in log, log
-    again = mkdocs_build(tmp_path)
+def test_executed_notebook_is_reused_until_it_changes(throwaway):
+    proc = site(throwaway, notebook("print('first')")).build()
+    assert proc.returncode == 0 and "docs/tour.ipynb: executed in" in proc.stdout, proc.stdout
+    again = throwaway.build()
     assert "docs/tour.ipynb: reused from the cache" in again.stdout, again.stdout
-    assert "first" in (tmp_path / "site" / "tour" / "index.html").read_text()
-    (tmp_path / "docs" / "tour.ipynb").write_text(notebook("print('second')"))
-    changed = mkdocs_build(tmp_path)
+    assert "first" in throwaway.html("tour")
+    (throwaway.folder / "docs" / "tour.ipynb").write_text(notebook("print('second')"))
+    changed = throwaway.build()
     assert "docs/tour.ipynb: executed in" in changed.stdout, changed.stdout
-    assert "second" in (tmp_path / "site" / "tour" / "index.html").read_text()
+    assert "second" in throwaway.html("tour")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import nbformat
 from mkdocs.config.defaults import MkDocsConfig

@@ -46,6 +46,14 @@ class Page:
         """Names of the sections whose output differs on CUDA (``<!-- exec: cuda -->``)."""
         return [s.name for inc in self.includes if inc.cuda for s in inc.sections]
 
+    def expanded(self) -> str:
+        """The page's Markdown as a reader sees it: each include replaced by the code it shows."""
+        lines = self.body.split("\n")
+        for inc in reversed(self.includes):
+            body = [inc.fence.indent + ln if ln else ln for ln in inc.code.split("\n")]
+            lines[inc.fence.start + 1 : inc.fence.end] = body
+        return "\n".join(lines)
+
     @property
     def snippet(self) -> str | None:
         """The snippet file the page shows, relative to the repository."""
@@ -58,6 +66,7 @@ class Notebook:
     path: str  # relative to the repository: "docs/tour.ipynb"
     abs_path: Path
     dest_uri: str
+    url: str
 
 
 @dataclass
@@ -80,6 +89,13 @@ class Site:
                 return page
         raise KeyError(path)
 
+    def built(self, site_dir: Path, path: str) -> Path:
+        """The built HTML file of a page or notebook, by its repository path or src_uri."""
+        for item in (*self.pages.values(), *self.notebooks.values()):
+            if path in (item.path, item.src_uri):
+                return site_dir / item.dest_uri
+        raise KeyError(path)
+
     def approved_path(self, page: Page, device: str) -> Path:
         return self.approved_dir / (CPU if device == CPU else device) / f"{page.id}.txt"
 
@@ -100,7 +116,8 @@ def build_site(config: MkDocsConfig, files: Files, approved_dir: str = "snippets
         if file.is_documentation_page():
             pages[file.src_uri] = _page(file, path, root)
         elif file.src_uri.endswith(".ipynb"):
-            notebooks[file.src_uri] = Notebook(file.src_uri, path, Path(file.abs_src_path), file.dest_uri)
+            notebooks[file.src_uri] = Notebook(file.src_uri, path, Path(file.abs_src_path), file.dest_uri,
+                                                file.url)
     return Site(root, root / approved_dir, pages, notebooks)
 
 

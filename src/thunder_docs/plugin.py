@@ -34,7 +34,7 @@ from .config import ExecConfig
 from .execution import Execution
 from .model import Site, build_site
 from .render import insert_outputs
-from .results import BuildStats, CPU, CUDA
+from .results import CPU, CUDA, BuildStats
 from .runner import Runner
 from .sections import SnippetError
 

@@ -98,7 +98,7 @@ class Runner:
                 return error
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return dict(zip((j.page for j in jobs), pool.map(one, jobs)))
+            return dict(zip((j.page for j in jobs), pool.map(one, jobs), strict=True))
 
     def run_page(self, job: PageJob) -> list[SectionResult]:
         ctx = self.context()
@@ -154,7 +154,8 @@ class Runner:
             raise ExecutionError(job.page, section, message.summary, line=message.line, details=message.details)
         if len(stdout) > job.max_output_chars:
             raise ExecutionError(
-                job.page, section, f"printed {len(stdout):,} characters, more than the limit of {job.max_output_chars:,} characters"
+                job.page, section,
+                f"printed {len(stdout):,} characters, more than the limit of {job.max_output_chars:,} characters",
             )
         return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds)
 
@@ -178,7 +179,7 @@ def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, st
             try:
                 exec(compile("\n" * (section.start_line - 1) + section.code, path, "exec"), namespace)
                 error = None
-            except BaseException as exc:  # noqa: BLE001 - every failure is reported to the build
+            except BaseException as exc:  # every failure, KeyboardInterrupt too, is reported to the build
                 error = exc
         seconds = time.perf_counter() - started
         if error is None:

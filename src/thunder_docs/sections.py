@@ -202,12 +202,3 @@ def _resolve(spec: str, where: str, root: Path, cache: dict[str, dict[str, Secti
             f'{where}: includes "{spec}", but {path} has no section \'{name}\' (its sections: {known})'
         )
     return sections[name]
-
-
-def expand(markdown: str, page: str, root: Path) -> str:
-    """The page as a reader sees it: each include replaced by the code it shows."""
-    lines = markdown.split("\n")
-    for inc in reversed(find_includes(markdown, page, root)):
-        body = [inc.fence.indent + ln if ln else ln for ln in inc.code.split("\n")]
-        lines[inc.fence.start + 1 : inc.fence.end] = body
-    return "\n".join(lines)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import ROOT, CHROMIUM, launch, new_context, serve, switch_scheme, weight_table
+from .harness import CHROMIUM, ROOT, launch, new_context, serve, switch_scheme, weight_table
 
 
 def _last_commit_epoch() -> str:

@@ -58,23 +58,13 @@ class Page:
         return self.source
 
 
-def _url_of(source: str) -> str:
-    path = Path(source)
-    stem = path.with_suffix("")
-    if path.stem in ("index", "README"):
-        stem = stem.parent
-    url = stem.as_posix()
-    return "" if url == "." else url + "/"
-
-
 def doc_pages() -> list[Page]:
-    """Every page of the site: each Markdown file and notebook under docs/ (what MkDocs builds)."""
-    sources = sorted(
-        p.relative_to(DOCS).as_posix()
-        for p in DOCS.rglob("*")
-        if p.suffix in (".md", ".ipynb") and "assets" not in p.relative_to(DOCS).parts
-    )
-    return [Page(s, _url_of(s)) for s in sources]
+    """Every page of the site, Markdown and notebooks, with its URL, from the site model."""
+    from thunder_docs.model import load_site
+
+    site = load_site(ROOT / "mkdocs.yml")
+    items = [*site.pages.values(), *site.notebooks.values()]
+    return sorted((Page(item.src_uri, item.url) for item in items), key=lambda page: page.source)
 
 
 def built_pages(site: Path) -> set[str]:

@@ -10,7 +10,7 @@ import urllib.parse
 from functools import cache
 from pathlib import Path
 
-from .harness import base_path, built_pages, doc_pages, configured_site_url
+from .harness import base_path, built_pages, configured_site_url, doc_pages
 
 SITE_URL_HOSTS = {urllib.parse.urlsplit(configured_site_url()).hostname}  # links to the deployed site are internal
 LINKING = {"a": "href", "link": "href", "script": "src", "img": "src", "source": "src", "iframe": "src"}
@@ -19,7 +19,8 @@ LINKING = {"a": "href", "link": "href", "script": "src", "img": "src", "source":
 def test_every_page_is_built(built_site):
     expected = {p.url for p in doc_pages()}
     built = built_pages(built_site)
-    assert built == expected, f"built but not in docs/: {sorted(built - expected)}; in docs/ but not built: {sorted(expected - built)}"
+    assert built == expected, (f"built but not in docs/: {sorted(built - expected)}; "
+                               f"in docs/ but not built: {sorted(expected - built)}")
 
 
 def test_there_is_a_404_page(built_site):
@@ -62,9 +63,7 @@ def _target(site: Path, path: str) -> Path | None:
     """The file a site-relative URL path is served from, or None."""
     rel = urllib.parse.unquote(path)
     candidate = site / rel
-    if rel == "" or rel.endswith("/"):
-        candidate = candidate / "index.html"
-    elif candidate.is_dir():
+    if rel == "" or rel.endswith("/") or candidate.is_dir():
         candidate = candidate / "index.html"
     return candidate if candidate.is_file() else None
 
