@@ -116,8 +116,11 @@ def build_site(config: MkDocsConfig, files: Files, approved_dir: str = "snippets
         if file.is_documentation_page():
             pages[file.src_uri] = _page(file, path, root)
         elif file.src_uri.endswith(".ipynb"):
-            notebooks[file.src_uri] = Notebook(file.src_uri, path, Path(file.abs_src_path), file.dest_uri,
-                                                file.url)
+            # mkdocs-jupyter renders a notebook as a page: built where a page of its name would be.
+            as_page = File(file.src_uri.removesuffix(".ipynb") + ".md", config.docs_dir, config.site_dir,
+                           config.use_directory_urls)
+            notebooks[file.src_uri] = Notebook(file.src_uri, path, Path(file.abs_src_path), as_page.dest_uri,
+                                               as_page.url)
     return Site(root, root / approved_dir, pages, notebooks)
 
 
