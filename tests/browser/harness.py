@@ -64,7 +64,9 @@ def doc_pages() -> list[Page]:
 
     site = load_site(ROOT / "mkdocs.yml")
     items = [*site.pages.values(), *site.notebooks.values()]
-    return sorted((Page(item.src_uri, item.url) for item in items), key=lambda page: page.source)
+    # The URL under the site's base: the built file's folder ("" for the home page).
+    return sorted((Page(item.src_uri, item.dest_uri.removesuffix("index.html")) for item in items),
+                  key=lambda page: page.source)
 
 
 def built_pages(site: Path) -> set[str]:
