@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
-from .files import write_atomic
+from .files import JsonStore
 from .sections import Section
 from .versions import package_versions
 
@@ -88,19 +88,15 @@ def section_keys(sections: list[Section], context: dict) -> list[str]:
     return keys
 
 
-class OutputCache:
-    def __init__(self, directory: Path):
-        self.directory = directory
-
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
+class OutputCache(JsonStore):
+    """Section outputs by key (see :func:`section_keys`)."""
 
     def get(self, key: str) -> CachedOutput | None:
+        data = super().get(key)
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            return CachedOutput(**data)
-        except (OSError, ValueError, TypeError):
+            return CachedOutput(**data) if data is not None else None
+        except TypeError:  # an entry of another shape: a miss, not a crash
             return None
 
     def put(self, key: str, value: CachedOutput) -> None:
-        write_atomic(self._path(key), json.dumps(asdict(value)))
+        super().put(key, asdict(value))

@@ -46,6 +46,9 @@ class LinksConfig(base.Config):
     """Add the stylesheet for links inside code blocks. Default: on."""
     glossary = c.Type(str, default="glossary.md")
     """The page whose glossary terms are not marked (it defines them). Default: ``glossary.md``."""
+    cache_dir = c.Optional(c.Type(str))
+    """Keep each page's linked HTML here, keyed by its HTML, the linking code and Thunder's version, and
+    reuse it; relative to ``mkdocs.yml``. Default: unset (link every page every build)."""
 
 
 class DownloadsConfig(base.Config):
@@ -53,3 +56,14 @@ class DownloadsConfig(base.Config):
 
     folder = c.Type(str, default="downloads")
     """The site folder the downloads go to. Default: ``downloads``."""
+
+
+class ReferenceCacheConfig(base.Config):
+    """Options of ``thunder-refcache``, which reuses the API reference's rendered entries."""
+
+    enabled = c.Type(bool, default=True)
+    """Reuse entries whose key is cached (reference_cache.py says what the key covers). Default: on."""
+    cache_dir = c.Type(str, default=".cache/thunder-docs/reference")
+    """Where rendered entries live, relative to ``mkdocs.yml``. Default: ``.cache/thunder-docs/reference``."""
+    handler = c.Type(str, default="python")
+    """The mkdocstrings handler whose entries are cached. Default: ``python``."""

@@ -1,7 +1,8 @@
-"""Writing files so that a reader never sees half of one."""
+"""Writing files so that a reader never sees half of one, and a store of JSON values by key."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -22,3 +23,26 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class JsonStore:
+    """JSON values on disk by key (a hex digest): ``<directory>/<2 chars>/<key>.json``.
+
+    A missing or damaged entry reads as None; entries are written atomically, so builds
+    that share a store never read half an entry.
+    """
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+
+    def path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str):
+        try:
+            return json.loads(self.path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, value) -> None:
+        write_atomic(self.path(key), json.dumps(value))

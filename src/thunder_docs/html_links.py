@@ -268,6 +268,8 @@ def _leaves(node: _Node):
 # -- reference headings --------------------------------------------------------------------------------
 def link_headings(text: str) -> str:
     """Add a link to the source after the name in each heading of a mkdocstrings entry."""
+    if "doc-heading" not in text:
+        return text
     out, pos = [], 0
     toks = tokens(text)
     for i, tok in enumerate(toks):

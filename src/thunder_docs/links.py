@@ -13,7 +13,10 @@ Thunder's source, and keep glossary marks out of headings.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from functools import cache
+from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
@@ -21,7 +24,9 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from .config import LinksConfig
+from .files import JsonStore
 from .html_links import link_headings, link_html
+from .thunder_source import thunder_version
 
 STYLESHEET = "assets/stylesheets/thunder-links.css"
 
@@ -46,10 +51,25 @@ CSS = """\
 """
 
 
+@cache
+def _code_digest() -> str:
+    """The linking code and Thunder's version: what a page's linked HTML depends on besides its HTML."""
+    here = Path(__file__).parent
+    digest = hashlib.sha256(thunder_version().encode())
+    for module in ("html_links.py", "names.py", "thunder_source.py"):
+        digest.update((here / module).read_bytes())
+    return digest.hexdigest()
+
+
 class LinksPlugin(BasePlugin[LinksConfig]):
+    def __init__(self) -> None:
+        self.store: JsonStore | None = None  # linked HTML by key, when the cache_dir option is set
+
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if self.config.stylesheet and STYLESHEET not in config.extra_css:
             config.extra_css.append(STYLESHEET)
+        root = Path(config.config_file_path).resolve().parent
+        self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -58,8 +78,17 @@ class LinksPlugin(BasePlugin[LinksConfig]):
         return files
 
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        html_text = link_headings(link_html(html_text))
-        return unmark_terms(html_text, everywhere=page.file.src_uri == self.config.glossary)
+        return unmark_terms(self._linked(html_text), everywhere=page.file.src_uri == self.config.glossary)
+
+    def _linked(self, html_text: str) -> str:
+        if self.store is None:
+            return link_headings(link_html(html_text))
+        key = hashlib.sha256((_code_digest() + html_text).encode()).hexdigest()
+        linked = self.store.get(key)
+        if linked is None:
+            linked = link_headings(link_html(html_text))
+            self.store.put(key, linked)
+        return linked
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         return _LINK_TITLE.sub(r"\1", output)

@@ -9,13 +9,16 @@ can be stopped by killing its process, which a thread inside the build could not
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import random
+import signal
 import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,14 +91,22 @@ class Runner:
             self._context.set_forkserver_preload(["thunder_docs.preload"])
         return self._context
 
-    def run_pages(self, jobs: list[PageJob], workers: int = 1) -> dict[str, list[SectionResult] | ExecutionError]:
-        """Run several pages, up to ``workers`` at once; each page's result or error."""
+    def run_pages(self, jobs: list[PageJob], workers: int = 1,
+                  on_done: Callable[[PageJob, float], None] | None = None) -> dict[str, list[SectionResult] | ExecutionError]:
+        """Run several pages, up to ``workers`` at once; each page's result or error, in the order given.
+
+        ``on_done(job, seconds)`` is called as each page finishes, in the order they finish.
+        """
 
         def one(job: PageJob):
+            started = time.perf_counter()
             try:
                 return self.run_page(job)
             except ExecutionError as error:
                 return error
+            finally:
+                if on_done is not None:
+                    on_done(job, time.perf_counter() - started)
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             return dict(zip((j.page for j in jobs), pool.map(one, jobs), strict=True))
@@ -115,6 +126,7 @@ class Runner:
                 if process.is_alive():
                     process.kill()
                 process.join()
+                _end_group(process.pid)
                 receive.close()
 
     def _ready(self, job, receive, process) -> None:
@@ -160,8 +172,15 @@ class Runner:
         return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds)
 
 
+def _end_group(pid: int) -> None:
+    """End whatever a page's process started and left running (its process group, see _child)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # nothing left in the group
+        os.killpg(pid, signal.SIGKILL)
+
+
 def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, str]) -> None:
     """Worker side: run each section in one namespace, send one message per section."""
+    os.setpgrp()  # a group of its own: the build ends it, and every process it started, when the page is done
     os.chdir(root)
     os.environ.update(env)  # the page's own settings (the device), in its process only
     from . import preload

@@ -21,14 +21,15 @@ def package_versions() -> dict[str, str]:
     """Python, thunder, torch (with its build tag), nvFuser (any build of it) and triton."""
     return {
         "python": platform.python_version(),
-        "thunder": _version("lightning-thunder"),
+        "thunder": distribution_version("lightning-thunder"),
         "torch": _torch_version(),
         "nvfuser": _nvfuser_version(),
-        "triton": _version("triton"),
+        "triton": distribution_version("triton"),
     }
 
 
-def _version(dist: str) -> str:
+def distribution_version(dist: str) -> str:
+    """The installed version of a distribution, or "not installed"."""
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
@@ -42,7 +43,7 @@ def _torch_version() -> str:
         return NOT_INSTALLED
     text = (Path(next(iter(spec.submodule_search_locations))) / "version.py").read_text()
     match = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)", text, re.M)
-    return match.group(1) if match else _version("torch")
+    return match.group(1) if match else distribution_version("torch")
 
 
 def _nvfuser_version() -> str:
