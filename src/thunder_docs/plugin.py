@@ -6,11 +6,10 @@ Hooks, in the order MkDocs calls them:
 - ``on_files``: read every page, resolve its includes and execute them (or take them from
   the cache), all pages before any is rendered, then compare the output with the approved
   output; execute notebooks (notebooks.py). Any failure aborts the build before anything is
-  written. Add the Mermaid script, which the site serves itself, to the site's files.
+  written.
 - ``on_pre_page``: hand mkdocs-jupyter the executed copy of a notebook.
 - ``on_page_markdown``: put each section's output under the block that shows its code;
   sections marked ``<!-- exec: cuda -->`` get a CPU tab and a CUDA tab.
-- ``on_post_page``: load the Mermaid script on pages that have a diagram.
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
-from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
 from . import approved
@@ -39,7 +37,6 @@ from .sections import Include, SnippetError, find_includes
 
 log = logging.getLogger("mkdocs.plugins.thunder_docs")
 
-MERMAID_URI = "assets/javascripts/mermaid.min.js"
 CPU, CUDA = "cpu", "cuda"
 
 
@@ -49,7 +46,6 @@ class ExecConfig(base.Config):
     max_output_chars = c.Type(int, default=100_000)
     preload = c.ListOfItems(c.Type(str), default=["torch", "thunder"])
     jobs = c.Type(int, default=1)
-    mermaid_js = c.Optional(c.Type(str))
     cache = c.Type(bool, default=True)
     cache_dir = c.Type(str, default=".cache/thunder-docs")
     approve = c.Type(bool, default=True)
@@ -92,7 +88,6 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
 
     # -- execution -----------------------------------------------------------------------
     def on_files(self, files: Files, config) -> Files:
-        self._add_mermaid(files, config)
         plans = [plan for file in files.documentation_pages() if (plan := self._plan(config, file))]
         self.results = {CPU: {}, CUDA: {}}
         self.stats: list[dict] = []
@@ -214,23 +209,7 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
             raise PluginError("\n".join(problems) + "\nIf the new output is right, accept it with: "
                               + approved.UPDATE_COMMAND)
 
-    def _add_mermaid(self, files: Files, config) -> None:
-        if not self.config.mermaid_js:
-            return
-        script = self.root / self.config.mermaid_js
-        if not script.is_file():
-            raise PluginError(f"thunder_docs: the Mermaid script {self.config.mermaid_js} is missing; "
-                              "run `scripts/dev setup` to install it")
-        files.append(File.generated(config, MERMAID_URI, abs_src_path=str(script)))
-
     # -- rendering -----------------------------------------------------------------------
-    def on_post_page(self, output: str, page, config) -> str:
-        """Load the Mermaid script (2.7 MB) only on pages that have a diagram."""
-        if not self.config.mermaid_js or 'class="mermaid"' not in output:
-            return output
-        src = get_relative_url(MERMAID_URI, page.url)
-        return output.replace("</body>", f'<script src="{src}"></script>\n</body>', 1)
-
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         name = _page_name(config, page.file)
         includes = find_includes(markdown, name, self.root)
