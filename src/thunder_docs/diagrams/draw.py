@@ -21,8 +21,8 @@ HOW_TO_GET_A_BROWSER = (
     "Chromium or Chrome binary, run `scripts/dev setup` (Playwright and Mermaid), build again "
     "and commit the new files in {directory}/. Diagrams already drawn need no browser.")
 
-RENDER_JS = """async ({ id, text, theme, font }) => {
-  mermaid.initialize({ startOnLoad: false, theme, securityLevel: "strict", fontFamily: font,
+RENDER_JS = """async ({ id, text, theme, themeVariables, font }) => {
+  mermaid.initialize({ startOnLoad: false, theme, themeVariables, securityLevel: "strict", fontFamily: font,
                        deterministicIds: true, deterministicIDSeed: id });
   try {
     const { svg } = await mermaid.render(id, text);
@@ -89,7 +89,7 @@ def draw(jobs: list[Job], *, mermaid_js: Path, chromium: str, font: str, timeout
             page.add_script_tag(content=mermaid_js.read_text(encoding="utf-8"))
             for job in jobs:
                 result = page.evaluate(RENDER_JS, {"id": job.key, "text": job.diagram.text,
-                                                   "theme": THEMES[job.scheme], "font": font})
+                                                   **THEMES[job.scheme], "font": font})
                 if "error" in result:
                     errors.append(_describe(job.diagram, result["error"]))
                     continue
