@@ -82,10 +82,11 @@ def built_pages(site: Path) -> set[str]:
 
 
 def configured_site_url() -> str:
-    """`site_url` of mkdocs.yml ("" when unset)."""
-    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    match = re.search(r"^site_url:\s*(\S+)", text, re.M)
-    return match.group(1).strip("'\"") if match else ""
+    """`site_url` of mkdocs.yml as this environment resolves it (`!ENV`), "" when unset."""
+    from mkdocs.utils.yaml import yaml_load
+
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
+        return str(yaml_load(file).get("site_url") or "")
 
 
 def base_path() -> str:
@@ -298,8 +299,10 @@ def weight_table(weights: dict[str, dict[str, int]]) -> list[str]:
 # -- accessibility --------------------------------------------------------------------------
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # from the npm registry (package.json)
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]  # WCAG 2.0 and 2.1, levels A and AA
-AXE_RUN_JS = """async (tags) => {
-  const result = await axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
+AXE_EXTRA_RULES = ["aria-dialog-name", "landmark-unique"]  # best practices, tagged neither
+AXE_RUN_JS = """async ([tags, extra]) => {
+  const rules = Object.fromEntries(extra.map((id) => [id, { enabled: true }]));
+  const result = await axe.run(document, { runOnly: { type: "tag", values: tags }, rules, resultTypes: ["violations"] });
   return result.violations.map((v) => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map((n) => ({ target: n.target.join(" "), impact: n.impact, summary: n.failureSummary })),
@@ -308,7 +311,21 @@ AXE_RUN_JS = """async (tags) => {
 
 
 def audit(page) -> list[dict]:
-    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is shown now."""
+    """axe-core's violations of WCAG 2.0/2.1 A and AA (and AXE_EXTRA_RULES) on the page as shown now."""
+    if not AXE_JS.is_file():
+        raise FileNotFoundError(f"{AXE_JS} is missing: run `scripts/dev setup` (npm ci installs axe-core)")
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.add_script_tag(content=AXE_JS.read_text(encoding="utf-8"))
-    return page.evaluate(AXE_RUN_JS, AXE_TAGS)
+    return page.evaluate(AXE_RUN_JS, [AXE_TAGS, AXE_EXTRA_RULES])
+
+
+def accessibility_table(results: dict[tuple[str, str], list[dict]]) -> list[str]:
+    """A text table: per page and scheme, how many elements violate a rule, by impact."""
+    impacts = ("critical", "serious", "moderate", "minor")
+    head = f"{'page':<34}{'scheme':<8}" + "".join(f"{i:>10}" for i in impacts) + "  rules"
+    lines = [head, "-" * len(head)]
+    for (name, scheme), violations in results.items():
+        counts = {i: sum(len(v["nodes"]) for v in violations if v["impact"] == i) for i in impacts}
+        rules = ", ".join(sorted({v["id"] for v in violations})) or "-"
+        lines.append(f"{name:<34}{scheme:<8}" + "".join(f"{counts[i]:>10}" for i in impacts) + f"  {rules}")
+    return lines
