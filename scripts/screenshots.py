@@ -36,7 +36,7 @@ def main(site: Path, out: Path) -> int:
             folder = out / scheme
             folder.mkdir(parents=True)
             for page in pages:
-                seen = harness.visit(tab, url + page.url, url, diagrams=page.mermaid_fences())
+                seen = harness.visit(tab, url + page.url, url)
                 problems += [f"{page} ({scheme}): {p}" for p in seen.console_errors + seen.failed + seen.external]
                 if scheme == "light":
                     weights[page.source] = harness.weight(seen, site, url)

@@ -23,8 +23,6 @@ class ExecConfig(base.Config):
     """Modules the worker imports once, before pages are forked from it. Default: torch, thunder."""
     jobs = c.Type(int, default=1)
     """Pages executed at once, each in its own process. Default: 1."""
-    mermaid_js = c.Optional(c.Type(str))
-    """Repository path of the Mermaid script the site serves itself; unset, Material loads it. Default: unset."""
     cache = c.Type(bool, default=True)
     """Reuse a section's output while nothing it depends on has changed. Default: on."""
     cache_dir = c.Type(str, default=".cache/thunder-docs")

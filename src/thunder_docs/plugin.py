@@ -8,11 +8,10 @@ Hooks, in the order MkDocs calls them:
 - ``on_files``: build the site model (model.py): every page with its includes resolved.
   Execute them (or take them from the cache), all pages before any is rendered, then
   compare the output with the approved output; execute notebooks. Any failure aborts the
-  build before anything is written. Add the Mermaid script, which the site serves itself.
+  build before anything is written.
 - ``on_pre_page``: hand mkdocs-jupyter the executed copy of a notebook.
 - ``on_page_markdown``: put each section's output under the block that shows its code
-  (render.py).
-- ``on_post_page``: load the Mermaid script on pages that have a diagram.
+  (render.py); sections marked ``<!-- exec: cuda -->`` get a CPU tab and a CUDA tab.
 """
 
 from __future__ import annotations
@@ -24,9 +23,8 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, get_plugin_logger
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page as MkDocsPage
-from mkdocs.utils import get_relative_url
 
 from . import approved
 from .cache import OutputCache, device_name
@@ -39,8 +37,6 @@ from .runner import Runner
 from .sections import SnippetError
 
 log = get_plugin_logger("thunder_docs.exec")
-
-MERMAID_URI = "assets/javascripts/mermaid.min.js"
 
 
 class ThunderDocsPlugin(BasePlugin[ExecConfig]):
@@ -70,7 +66,6 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
 
     # -- execution -----------------------------------------------------------------------
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        self._add_mermaid(files, config)
         try:
             self.site = build_site(config, files, self.config.approved_dir)
         except SnippetError as error:
@@ -95,15 +90,6 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
             self.stats.write(self.root / self.config.stats_file)
         return files
 
-    def _add_mermaid(self, files: Files, config: MkDocsConfig) -> None:
-        if not self.config.mermaid_js:
-            return
-        script = self.root / self.config.mermaid_js
-        if not script.is_file():
-            raise PluginError(f"thunder_docs: the Mermaid script {self.config.mermaid_js} is missing; "
-                              "run `scripts/dev setup` to install it")
-        files.append(File.generated(config, MERMAID_URI, abs_src_path=str(script)))
-
     # -- rendering -----------------------------------------------------------------------
     def on_pre_page(self, page: MkDocsPage, config: MkDocsConfig, files: Files) -> MkDocsPage:
         """Hand mkdocs-jupyter the executed copy of a notebook (downloads keep the stored one)."""
@@ -119,10 +105,3 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
             raise PluginError(f"thunder_docs: {model.path} was changed by a plugin listed before thunder-exec; "
                               "list thunder-exec earlier in mkdocs.yml")
         return insert_outputs(self.site, model, markdown, self.machine)
-
-    def on_post_page(self, output: str, page: MkDocsPage, config: MkDocsConfig) -> str:
-        """Load the Mermaid script (2.7 MB) only on pages that have a diagram."""
-        if not self.config.mermaid_js or 'class="mermaid"' not in output:
-            return output
-        src = get_relative_url(MERMAID_URI, page.url)
-        return output.replace("</body>", f'<script src="{src}"></script>\n</body>', 1)

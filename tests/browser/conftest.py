@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import CHROMIUM, ROOT, launch, new_context, serve, switch_scheme, weight_table
+from .harness import CHROMIUM, ROOT, accessibility_table, launch, new_context, serve, switch_scheme, weight_table
 
 
 def _last_commit_epoch() -> str:
@@ -27,6 +27,7 @@ def _last_commit_epoch() -> str:
 os.environ.setdefault("SOURCE_DATE_EPOCH", _last_commit_epoch())
 
 WEIGHTS: dict[str, dict[str, int]] = {}
+ACCESSIBILITY: dict[tuple[str, str], list[dict]] = {}  # (page source, scheme) -> axe violations
 OUTPUTS: dict[str, list[str]] = {}  # page source -> its printed outputs, as the browser shows them
 
 
@@ -105,14 +106,25 @@ def weights():
 
 
 @pytest.fixture(scope="session")
+def accessibility():
+    return ACCESSIBILITY
+
+
+@pytest.fixture(scope="session")
 def shown_outputs():
     return OUTPUTS
 
 
 def pytest_terminal_summary(terminalreporter):
+    if ACCESSIBILITY:
+        terminalreporter.section("accessibility (axe-core, WCAG 2.0/2.1 A and AA): elements in violation")
+        for line in accessibility_table(dict(sorted(ACCESSIBILITY.items()))):
+            terminalreporter.write_line(line)
+        terminalreporter.write_line("serious or critical fails the page's test")
     if not WEIGHTS:
         return
     terminalreporter.section("page weight (first load, light scheme)")
     for line in weight_table(dict(sorted(WEIGHTS.items()))):
         terminalreporter.write_line(line)
-    terminalreporter.write_line("gzip: what the same files weigh gzip-compressed, as most hosts send them")
+    terminalreporter.write_line("gzip: what the same files weigh gzip-compressed, as most hosts send them; "
+                                "a page above 200,000 bytes gzip fails its test")

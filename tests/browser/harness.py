@@ -31,13 +31,6 @@ VIEWPORT = {"width": 1280, "height": 900}
 CACHE_HEADER = "X-Test-Cacheable"  # sent by a context that may cache files
 SCHEMES = {"light": "default", "dark": "slate"}  # our name -> Material's data-md-color-scheme
 
-# Material renders each Mermaid diagram into a *closed* shadow root, which no selector can
-# reach. Forcing every shadow root open lets the tests look inside.
-OPEN_SHADOW_ROOTS = """
-const attach = Element.prototype.attachShadow;
-Element.prototype.attachShadow = function (init) { return attach.call(this, { ...init, mode: "open" }); };
-"""
-
 
 # -- pages ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -81,10 +74,11 @@ def built_pages(site: Path) -> set[str]:
 
 
 def configured_site_url() -> str:
-    """`site_url` of mkdocs.yml ("" when unset)."""
-    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    match = re.search(r"^site_url:\s*(\S+)", text, re.M)
-    return match.group(1).strip("'\"") if match else ""
+    """`site_url` of mkdocs.yml as this environment resolves it (`!ENV`), "" when unset."""
+    from mkdocs.utils.yaml import yaml_load
+
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
+        return str(yaml_load(file).get("site_url") or "")
 
 
 def base_path() -> str:
@@ -146,7 +140,6 @@ def launch(playwright):
 
 def new_context(browser, base_url: str, cache: bool = False, **options):
     context = browser.new_context(viewport=VIEWPORT, color_scheme="light", **options)
-    context.add_init_script(OPEN_SHADOW_ROOTS)
     if cache:
         context.set_extra_http_headers({CACHE_HEADER: "1"})
     # Nothing may leave the machine: a request to any other origin is recorded, then blocked.
@@ -184,15 +177,22 @@ SEARCH_READY_JS = """() => {
   return !meta || meta.textContent.trim() !== "Initializing search";
 }"""
 
-DIAGRAMS_JS = """() => [...document.querySelectorAll("div.mermaid")].map((div) => {
-  const svg = div.shadowRoot && div.shadowRoot.querySelector("svg");
+# Each diagram is inline SVG drawn at build time, in a light and a dark variant; the scheme's
+# CSS shows one. For each: how many variants show, which one, its size, its accessible name
+# and description (what aria-labelledby and aria-describedby point to).
+DIAGRAMS_JS = """() => [...document.querySelectorAll(".md-typeset div.diagram")].map((div) => {
+  const shown = [...div.querySelectorAll(":scope > div > svg")].filter((svg) => svg.getBoundingClientRect().width > 0);
+  const svg = shown[0];
   const box = svg ? svg.getBoundingClientRect() : { width: 0, height: 0 };
-  return { svg: !!svg, width: box.width, height: box.height };
+  const text = (attr) => svg && svg.getAttribute(attr) ?
+    svg.getAttribute(attr).split(" ").map((id) => (document.getElementById(id) || {}).textContent || "").join(" ").trim() : "";
+  return { shown: shown.length, variant: svg ? svg.parentElement.className : null, width: box.width, height: box.height,
+           name: text("aria-labelledby"), description: text("aria-describedby") };
 })"""
 
 
-def visit(page, url: str, origin: str, diagrams: int = 0, timeout_ms: int = 15_000) -> Visit:
-    """Load `url` in `page`, wait until its `diagrams` Mermaid diagrams have rendered."""
+def visit(page, url: str, origin: str, timeout_ms: int = 15_000) -> Visit:
+    """Load `url` in `page` and wait until search is ready; record what happened."""
     seen = Visit(url)
 
     def on_console(message):
@@ -227,12 +227,6 @@ def visit(page, url: str, origin: str, diagrams: int = 0, timeout_ms: int = 15_0
     try:
         response = page.goto(url, wait_until="load")
         seen.status = response.status if response else None
-        if diagrams:
-            page.wait_for_function(
-                f"document.querySelectorAll('pre.mermaid').length === 0 && "
-                f"document.querySelectorAll('div.mermaid').length >= {diagrams}",
-                timeout=timeout_ms,
-            )
         # The search worker loads the index after `load`; let it finish, so its requests count.
         page.wait_for_function(SEARCH_READY_JS, timeout=timeout_ms)
         seen.diagrams = page.evaluate(DIAGRAMS_JS)
@@ -291,4 +285,39 @@ def weight_table(weights: dict[str, dict[str, int]]) -> list[str]:
     for name, sizes in weights.items():
         cells = "".join(f"{sizes[k] / 1024:>8.1f}K" for k in (*KINDS, "total", "gzip"))
         lines.append(f"{name:<34}{cells}{sizes['requests']:>10}")
+    return lines
+
+
+# -- accessibility --------------------------------------------------------------------------
+AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # from the npm registry (package.json)
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]  # WCAG 2.0 and 2.1, levels A and AA
+AXE_EXTRA_RULES = ["aria-dialog-name", "landmark-unique"]  # best practices, tagged neither
+AXE_RUN_JS = """async ([tags, extra]) => {
+  const rules = Object.fromEntries(extra.map((id) => [id, { enabled: true }]));
+  const result = await axe.run(document, { runOnly: { type: "tag", values: tags }, rules, resultTypes: ["violations"] });
+  return result.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => ({ target: n.target.join(" "), impact: n.impact, summary: n.failureSummary })),
+  }));
+}"""
+
+
+def audit(page) -> list[dict]:
+    """axe-core's violations of WCAG 2.0/2.1 A and AA (and AXE_EXTRA_RULES) on the page as shown now."""
+    if not AXE_JS.is_file():
+        raise FileNotFoundError(f"{AXE_JS} is missing: run `scripts/dev setup` (npm ci installs axe-core)")
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(content=AXE_JS.read_text(encoding="utf-8"))
+    return page.evaluate(AXE_RUN_JS, [AXE_TAGS, AXE_EXTRA_RULES])
+
+
+def accessibility_table(results: dict[tuple[str, str], list[dict]]) -> list[str]:
+    """A text table: per page and scheme, how many elements violate a rule, by impact."""
+    impacts = ("critical", "serious", "moderate", "minor")
+    head = f"{'page':<34}{'scheme':<8}" + "".join(f"{i:>10}" for i in impacts) + "  rules"
+    lines = [head, "-" * len(head)]
+    for (name, scheme), violations in results.items():
+        counts = {i: sum(len(v["nodes"]) for v in violations if v["impact"] == i) for i in impacts}
+        rules = ", ".join(sorted({v["id"] for v in violations})) or "-"
+        lines.append(f"{name:<34}{scheme:<8}" + "".join(f"{counts[i]:>10}" for i in impacts) + f"  {rules}")
     return lines

@@ -6,10 +6,12 @@ import urllib.parse
 
 import pytest
 
-from .harness import DOCS, SCHEMES, VIEWPORT, doc_pages, visit, weight
+from .harness import DOCS, SCHEMES, VIEWPORT, audit, doc_pages, visit, weight
 
 PAGES = doc_pages()
 PHONE = {"width": 390, "height": 844}
+WEIGHT_LIMIT = 200_000  # bytes, gzip: what a first visit of any page may download
+BLOCKING = ("serious", "critical")  # axe-core impacts that fail a page
 REPR_START = '<TensorProxy(name="'
 
 # Printed outputs as the page shows them, with any element inside them that is not
@@ -38,7 +40,7 @@ def test_page_loads_cleanly_and_renders_its_diagrams(request, page, scheme, site
     tab = request.getfixturevalue(scheme)
     url = site_url + page.url
     fences = page.mermaid_fences()
-    seen = visit(tab, url, site_url, diagrams=fences)
+    seen = visit(tab, url, site_url)
     problems = []
     if seen.status != 200:
         problems.append(f"HTTP {seen.status}")
@@ -50,11 +52,16 @@ def test_page_loads_cleanly_and_renders_its_diagrams(request, page, scheme, site
     if shown != SCHEMES[scheme]:
         problems.append(f"scheme is {shown!r}, not {SCHEMES[scheme]!r}")
 
+    problems += [f"loads Mermaid, which the build replaced with SVG: {r.url}" for r in seen.responses if "mermaid" in r.url]
     if len(seen.diagrams) != fences:
-        problems.append(f"{len(seen.diagrams)} rendered diagrams for {fences} ```mermaid fences")
+        problems.append(f"{len(seen.diagrams)} drawn diagrams for {fences} ```mermaid fences")
     for i, diagram in enumerate(seen.diagrams, 1):
-        if not (diagram["svg"] and diagram["width"] > 0 and diagram["height"] > 0):
-            problems.append(f"diagram {i} did not render to an SVG: {diagram}")
+        if diagram["shown"] != 1 or diagram["variant"] != f"diagram__{scheme}":
+            problems.append(f"diagram {i} shows {diagram['shown']} SVG(s), {diagram['variant']!r}, not only its {scheme} variant")
+        if not (diagram["width"] > 0 and diagram["height"] > 0):
+            problems.append(f"diagram {i} has no size: {diagram}")
+        if not (diagram["name"] and diagram["description"]):
+            problems.append(f"diagram {i} has no accessible name or description (accTitle, accDescr): {diagram}")
 
     for code in tab.evaluate(OVERFLOWING_CODE_JS):
         if code["overflow"] not in ("auto", "scroll"):
@@ -64,6 +71,8 @@ def test_page_loads_cleanly_and_renders_its_diagrams(request, page, scheme, site
 
     if scheme == "light":  # files are not cached in this context: the responses are a first load
         weights[page.source] = weight(seen, built_site, site_url)
+        if (gzip := weights[page.source]["gzip"]) > WEIGHT_LIMIT:
+            problems.append(f"the first load weighs {gzip} bytes gzip, over the limit of {WEIGHT_LIMIT}")
         outputs = tab.evaluate(OUTPUTS_JS)
         shown_outputs[page.source] = [o["text"] for o in outputs]
         for output in outputs:
@@ -77,6 +86,23 @@ def test_page_loads_cleanly_and_renders_its_diagrams(request, page, scheme, site
         finally:
             tab.set_viewport_size(VIEWPORT)
     assert not problems, f"{page.source} ({scheme}):\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+@pytest.mark.parametrize("page", PAGES, ids=str)
+def test_page_has_no_serious_accessibility_violation(request, page, scheme, site_url, accessibility):
+    """axe-core's WCAG 2.0 and 2.1 A and AA rules (and two best practices the site follows:
+    a named dialog, unique landmarks): no serious or critical violation."""
+    tab = request.getfixturevalue(scheme)
+    tab.goto(site_url + page.url, wait_until="load")
+    assert tab.locator("body").get_attribute("data-md-color-scheme") == SCHEMES[scheme]
+    violations = audit(tab)
+    accessibility[(page.source, scheme)] = violations
+    blocking = [v for v in violations if v["impact"] in BLOCKING]
+    assert not blocking, f"{page.source} ({scheme}): " + "\n".join(
+        f"{v['impact']} {v['id']} ({v['help']}):\n    " + "\n    ".join(
+            f"{n['target']}: {' '.join(n['summary'].split())[:300]}" for n in v["nodes"][:10])
+        for v in blocking)
 
 
 def test_dark_scheme_is_remembered(dark, site_url):

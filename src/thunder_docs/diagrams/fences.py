@@ -1,0 +1,101 @@
+"""The Mermaid fences of a page, and the name (cache key) of each drawing.
+
+A diagram is drawn once per colour scheme. Its key hashes the diagram's text, the Mermaid
+theme, Mermaid's version and the drawing options, so a drawn SVG is reused only when
+nothing that could change it has changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import textwrap
+from dataclasses import dataclass
+
+# Material's scheme -> Mermaid's theme and the variables changed in it. Material names the
+# dark scheme "slate". The dark theme's edge labels sit on #585858, where its #ccc text reads
+# at 3.9:1; on #383a45 it reads at 7:1 (WCAG AA asks 4.5:1).
+THEMES = {
+    "light": {"theme": "default", "themeVariables": {}},
+    "dark": {"theme": "dark", "themeVariables": {"edgeLabelBackground": "#383a45"}},
+}
+# Bump when the way an SVG is drawn or post-processed changes: every diagram is redrawn.
+FORMAT = 1
+
+_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
+_ACC_TITLE = re.compile(r"^\s*accTitle\s*:\s*\S", re.M)
+_ACC_DESCR = re.compile(r"^\s*accDescr\s*(:\s*\S|\{)", re.M)
+
+
+@dataclass(frozen=True)
+class Diagram:
+    page: str  # the page's path, as shown in messages (docs/concepts/trace.md)
+    line: int  # the line of the opening fence, counted from 1
+    text: str  # the diagram, normalized (see `normalize`)
+
+    @property
+    def where(self) -> str:
+        return f"{self.page}:{self.line}"
+
+    @property
+    def text_id(self) -> str:
+        return text_id(self.text)
+
+
+def normalize(source: str) -> str:
+    """A diagram's text without its fence's indentation, trailing spaces or blank edges."""
+    lines = [line.rstrip() for line in textwrap.dedent(source.expandtabs(4)).split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
+def text_id(text: str) -> str:
+    return hashlib.sha256(normalize(text).encode()).hexdigest()[:20]
+
+
+def key(text: str, scheme: str, mermaid_version: str, options: dict) -> str:
+    """The cache key of one drawing: also the SVG's file name and its element id."""
+    payload = json.dumps({"text": normalize(text), "theme": THEMES[scheme], "mermaid": mermaid_version,
+                          "options": options, "format": FORMAT}, sort_keys=True)
+    return "mmd-" + hashlib.sha256(payload.encode()).hexdigest()[:20]
+
+
+def find_diagrams(markdown: str, page: str) -> list[Diagram]:
+    """Every ```mermaid (or ~~~mermaid) fence of a page; fences inside other fences are text."""
+    lines = markdown.split("\n")
+    found, i = [], 0
+    while i < len(lines):
+        match = _OPEN.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        indent, fence = match.group("indent"), match.group("fence")
+        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        j = i + 1
+        while j < len(lines) and not closing.match(lines[j]):
+            j += 1
+        language = match.group("info").strip().split(" ", 1)[0].split("{", 1)[0]
+        if language == "mermaid":
+            body = [line[len(indent):] if line.startswith(indent) else line for line in lines[i + 1 : j]]
+            found.append(Diagram(page, i + 1, normalize("\n".join(body))))
+        i = j + 1
+    return found
+
+
+def missing_descriptions(diagram: Diagram) -> list[str]:
+    """What the diagram lacks of an accessible name (accTitle) and description (accDescr)."""
+    missing = []
+    if not _ACC_TITLE.search(diagram.text):
+        missing.append("accTitle: <its name>")
+    if not _ACC_DESCR.search(diagram.text):
+        missing.append("accDescr: <what it shows>")
+    return missing
+
+
+def fence_format(source, language, class_name, options, md, **kwargs) -> str:
+    """pymdownx.superfences' formatter for ```mermaid: a placeholder the plugin fills with SVG.
+
+    The SVG goes in after the page is rendered (``on_post_page``), so the search index and
+    the other plugins never see it.
+    """
+    return f'<div class="{class_name}" data-diagram="{text_id(source)}"></div>'

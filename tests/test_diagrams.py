@@ -1,0 +1,138 @@
+"""Diagrams drawn at build time (thunder-diagrams): drawn once, reused without a browser,
+clear failures for a missing browser, a syntax error and a missing accessible name.
+
+Each case builds a throwaway site in a temporary folder, with the repository's Mermaid.
+A build that must not draw gets CHROMIUM pointing at no file: it can only succeed by
+reusing the SVGs already drawn.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import DOCS, ROOT, mkdocs_build, write_site
+
+sys.path.insert(0, str(ROOT / "src"))
+from thunder_docs.diagrams.config import DiagramsConfig  # noqa: E402
+from thunder_docs.diagrams.fences import THEMES, find_diagrams, key  # noqa: E402
+from thunder_docs.diagrams.plugin import _pinned_mermaid  # noqa: E402
+
+NO_BROWSER = {"CHROMIUM": "/nonexistent/chromium"}
+
+MKDOCS_YML = f"""\
+site_name: throwaway
+strict: true
+plugins:
+  - thunder-diagrams:
+      mermaid_js: {ROOT / "node_modules/mermaid/dist/mermaid.min.js"}
+      package_json: {ROOT / "package.json"}
+markdown_extensions:
+  - pymdownx.superfences:
+      custom_fences:
+        - name: mermaid
+          class: diagram
+          format: !!python/name:thunder_docs.diagrams.fence_format
+"""
+
+PAGE = """\
+# A page
+
+Some text.
+
+```mermaid
+flowchart LR
+    accTitle: Two boxes
+    accDescr: A points to B.
+    A["first box"] --> B["second box"]
+```
+"""
+
+
+def build(folder: Path, page: str, **env: str):
+    write_site(folder, MKDOCS_YML, {"docs/index.md": textwrap.dedent(page)})
+    return mkdocs_build(folder, **env)
+
+
+def drew(log: str) -> int:
+    match = re.search(r"thunder_diagrams: \d+ diagrams, \d+ drawings: drew (\d+)", log)
+    assert match, f"the build did not report its diagrams:\n{log}"
+    return int(match.group(1))
+
+
+def test_a_diagram_is_drawn_once_then_reused_without_a_browser(tmp_path):
+    cold = build(tmp_path, PAGE)
+    assert cold.returncode == 0, cold.stdout
+    assert drew(cold.stdout) == 2, cold.stdout  # a light and a dark drawing
+    svgs = sorted((tmp_path / "diagrams").glob("*.svg"))
+    assert len(svgs) == 2
+
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert "mermaid.min.js" not in html and "data-diagram=" not in html
+    variants = re.findall(r'<div class="diagram__(light|dark)"><svg id="(mmd-[0-9a-f]+)"', html)
+    assert sorted(v for v, _ in variants) == ["dark", "light"], variants
+    for _, svg_id in variants:
+        assert f'aria-labelledby="chart-title-{svg_id}"' in html
+        assert f'<title id="chart-title-{svg_id}">Two boxes</title>' in html
+        assert f'<desc id="chart-desc-{svg_id}">A points to B.</desc>' in html
+    ids = re.findall(r'(?<![\w-])id="([^"]+)"', html)
+    assert len(ids) == len(set(ids)), f"duplicate ids: {sorted(i for i in set(ids) if ids.count(i) > 1)}"
+
+    warm = build(tmp_path, PAGE, **NO_BROWSER)
+    assert warm.returncode == 0, warm.stdout
+    assert drew(warm.stdout) == 0, warm.stdout
+    assert sorted((tmp_path / "diagrams").glob("*.svg")) == svgs
+    shown = re.compile(r'<div class="diagram">.*?</svg></div></div>', re.S)
+    assert shown.findall((tmp_path / "site" / "index.html").read_text()) == shown.findall(html) != []
+
+
+def test_a_changed_diagram_without_a_browser_says_a_browser_is_needed(tmp_path):
+    assert build(tmp_path, PAGE).returncode == 0
+    changed = build(tmp_path, PAGE.replace("second box", "third box"), **NO_BROWSER)
+    assert changed.returncode != 0
+    assert "drawing(s) are missing from diagrams/, first docs/index.md:5" in changed.stdout, changed.stdout
+    assert "no browser found (/nonexistent/chromium)" in changed.stdout
+    assert "Drawing a new or changed diagram needs Chromium" in changed.stdout
+    assert "sudo apt-get install chromium" in changed.stdout
+
+
+def test_a_syntax_error_names_the_page_and_line(tmp_path):
+    broken = PAGE.replace('A["first box"] --> B["second box"]', 'A["first box"] --> --> B[')
+    proc = build(tmp_path, broken)
+    assert proc.returncode != 0
+    # The fence opens on line 5; the bad line is the diagram's 4th, line 9 of the page.
+    assert "docs/index.md:9: Mermaid cannot draw the diagram that starts at line 5" in proc.stdout, proc.stdout
+    assert "Parse error on line 4" in proc.stdout
+    assert not list((tmp_path / "diagrams").glob("*.svg"))
+
+
+@pytest.mark.parametrize("drop,missing", [("accTitle", "accTitle: <its name>"), ("accDescr", "accDescr: <what it shows>")])
+def test_a_diagram_without_a_name_or_description_fails(tmp_path, drop, missing):
+    page = "\n".join(line for line in PAGE.split("\n") if not line.strip().startswith(drop))
+    proc = build(tmp_path, page, **NO_BROWSER)
+    assert proc.returncode != 0
+    assert f"docs/index.md:5: a diagram needs an accessible name and description; add {missing}" in proc.stdout, proc.stdout
+
+
+def test_a_diagram_inside_another_fence_is_text():
+    page = "````markdown\n```mermaid\nflowchart LR\n```\n````\n\n~~~mermaid\nflowchart LR\n~~~\n"
+    assert [d.line for d in find_diagrams(page, "p.md")] == [7]
+
+
+def test_every_diagram_of_the_site_is_drawn_and_committed():
+    """A writer without Chromium can build the site: each diagram's SVGs are in diagrams/."""
+    defaults = DiagramsConfig()
+    defaults.load_dict({})
+    assert not defaults.validate()[0]
+    version = _pinned_mermaid(ROOT / defaults.package_json)
+    options = {"font": defaults.font_family}
+    diagrams = [d for page in sorted(DOCS.rglob("*.md"))
+                for d in find_diagrams(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())]
+    assert diagrams, "no Mermaid fence in docs/"
+    missing = [f"{d.where} ({scheme})" for d in diagrams for scheme in THEMES
+               if not (ROOT / defaults.directory / f"{key(d.text, scheme, version, options)}.svg").is_file()]
+    assert not missing, "not drawn yet (run `scripts/dev build` and commit diagrams/): " + ", ".join(missing)
