@@ -95,7 +95,11 @@ class Throwaway:
             {"thunder-exec": {"preload": [], "approve": False, **(exec_options or {})}}]
         yml = {"site_name": "throwaway", "strict": True, **config, "plugins": [*exec_plugin, *plugins],
                "markdown_extensions": EXTENSIONS}
-        (self.folder / "mkdocs.yml").write_text(yaml.safe_dump(yml, sort_keys=False))
+        return self.write_yml(yaml.safe_dump(yml, sort_keys=False), files)
+
+    def write_yml(self, mkdocs_yml: str, files: dict[str, str]) -> Throwaway:
+        """Write the files and an mkdocs.yml given as text (for YAML tags such as !!python/name)."""
+        (self.folder / "mkdocs.yml").write_text(mkdocs_yml)
         for name, text in files.items():
             (self.folder / name).parent.mkdir(parents=True, exist_ok=True)
             (self.folder / name).write_text(text)

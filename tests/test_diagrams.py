@@ -9,18 +9,14 @@ reusing the SVGs already drawn.
 from __future__ import annotations
 
 import re
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from conftest import DOCS, ROOT, mkdocs_build, write_site
-
-sys.path.insert(0, str(ROOT / "src"))
-from thunder_docs.diagrams.config import DiagramsConfig  # noqa: E402
-from thunder_docs.diagrams.fences import THEMES, find_diagrams, key  # noqa: E402
-from thunder_docs.diagrams.plugin import _pinned_mermaid  # noqa: E402
+from conftest import DOCS, ROOT
+from thunder_docs.diagrams.config import DiagramsConfig
+from thunder_docs.diagrams.fences import THEMES, find_diagrams, key
+from thunder_docs.diagrams.plugin import _pinned_mermaid
 
 NO_BROWSER = {"CHROMIUM": "/nonexistent/chromium"}
 
@@ -53,9 +49,8 @@ flowchart LR
 """
 
 
-def build(folder: Path, page: str, **env: str):
-    write_site(folder, MKDOCS_YML, {"docs/index.md": textwrap.dedent(page)})
-    return mkdocs_build(folder, **env)
+def build(throwaway, page: str, **env: str):
+    return throwaway.write_yml(MKDOCS_YML, {"docs/index.md": textwrap.dedent(page)}).build(**env)
 
 
 def drew(log: str) -> int:
@@ -64,8 +59,8 @@ def drew(log: str) -> int:
     return int(match.group(1))
 
 
-def test_a_diagram_is_drawn_once_then_reused_without_a_browser(tmp_path):
-    cold = build(tmp_path, PAGE)
+def test_a_diagram_is_drawn_once_then_reused_without_a_browser(throwaway, tmp_path):
+    cold = build(throwaway, PAGE)
     assert cold.returncode == 0, cold.stdout
     assert drew(cold.stdout) == 2, cold.stdout  # a light and a dark drawing
     svgs = sorted((tmp_path / "diagrams").glob("*.svg"))
@@ -82,7 +77,7 @@ def test_a_diagram_is_drawn_once_then_reused_without_a_browser(tmp_path):
     ids = re.findall(r'(?<![\w-])id="([^"]+)"', html)
     assert len(ids) == len(set(ids)), f"duplicate ids: {sorted(i for i in set(ids) if ids.count(i) > 1)}"
 
-    warm = build(tmp_path, PAGE, **NO_BROWSER)
+    warm = build(throwaway, PAGE, **NO_BROWSER)
     assert warm.returncode == 0, warm.stdout
     assert drew(warm.stdout) == 0, warm.stdout
     assert sorted((tmp_path / "diagrams").glob("*.svg")) == svgs
@@ -90,9 +85,9 @@ def test_a_diagram_is_drawn_once_then_reused_without_a_browser(tmp_path):
     assert shown.findall((tmp_path / "site" / "index.html").read_text()) == shown.findall(html) != []
 
 
-def test_a_changed_diagram_without_a_browser_says_a_browser_is_needed(tmp_path):
-    assert build(tmp_path, PAGE).returncode == 0
-    changed = build(tmp_path, PAGE.replace("second box", "third box"), **NO_BROWSER)
+def test_a_changed_diagram_without_a_browser_says_a_browser_is_needed(throwaway, tmp_path):
+    assert build(throwaway, PAGE).returncode == 0
+    changed = build(throwaway, PAGE.replace("second box", "third box"), **NO_BROWSER)
     assert changed.returncode != 0
     assert "drawing(s) are missing from diagrams/, first docs/index.md:5" in changed.stdout, changed.stdout
     assert "no browser found (/nonexistent/chromium)" in changed.stdout
@@ -100,9 +95,9 @@ def test_a_changed_diagram_without_a_browser_says_a_browser_is_needed(tmp_path):
     assert "sudo apt-get install chromium" in changed.stdout
 
 
-def test_a_syntax_error_names_the_page_and_line(tmp_path):
+def test_a_syntax_error_names_the_page_and_line(throwaway, tmp_path):
     broken = PAGE.replace('A["first box"] --> B["second box"]', 'A["first box"] --> --> B[')
-    proc = build(tmp_path, broken)
+    proc = build(throwaway, broken)
     assert proc.returncode != 0
     # The fence opens on line 5; the bad line is the diagram's 4th, line 9 of the page.
     assert "docs/index.md:9: Mermaid cannot draw the diagram that starts at line 5" in proc.stdout, proc.stdout
@@ -111,9 +106,9 @@ def test_a_syntax_error_names_the_page_and_line(tmp_path):
 
 
 @pytest.mark.parametrize("drop,missing", [("accTitle", "accTitle: <its name>"), ("accDescr", "accDescr: <what it shows>")])
-def test_a_diagram_without_a_name_or_description_fails(tmp_path, drop, missing):
+def test_a_diagram_without_a_name_or_description_fails(throwaway, drop, missing):
     page = "\n".join(line for line in PAGE.split("\n") if not line.strip().startswith(drop))
-    proc = build(tmp_path, page, **NO_BROWSER)
+    proc = build(throwaway, page, **NO_BROWSER)
     assert proc.returncode != 0
     assert f"docs/index.md:5: a diagram needs an accessible name and description; add {missing}" in proc.stdout, proc.stdout
 

@@ -6,6 +6,7 @@ nbclient (notebooks.py). Each round is measured as an :class:`~.results.Executio
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ from .model import Page, Site
 from .notebooks import NotebookError, executed_copy
 from .results import CPU, ExecutionStats, SectionResult
 from .runner import ExecutionError, PageJob, Runner
+from .stderr_log import StderrLog
 
 log = get_plugin_logger("thunder_docs.exec")
 
@@ -34,6 +36,7 @@ class Execution:
     timeout: float = 120
     max_output_chars: int = 100_000
     stats: list[ExecutionStats] = field(default_factory=list)
+    stderr: StderrLog | None = None  # where sections' and kernels' stderr go
 
     def pages(self, pages: list[Page], device: str) -> None:
         """Results of ``pages`` on ``device`` into the site model; a failure raises PluginError."""
@@ -48,8 +51,16 @@ class Execution:
                                                          for s, c in zip(job.sections, cached, strict=True)])
             else:
                 to_run.append(job)
+        total = sum(len(j.sections) for j in jobs)
+        log.info("%s: %d pages, %d sections: %d from the cache, %d to run (%d pages)", device, len(jobs), total,
+                 total - sum(len(j.sections) for j in to_run), sum(len(j.sections) for j in to_run), len(to_run))
+        finished = itertools.count(1)
+
+        def progress(job: PageJob, seconds: float) -> None:
+            log.info("executed %d/%d %s in %.1f s", next(finished), len(to_run), job.page, seconds)
+
         started = time.perf_counter()
-        outcomes = self.runner.run_pages(to_run, self.jobs) if to_run else {}
+        outcomes = self.runner.run_pages(to_run, self.jobs, progress) if to_run else {}
         errors = [o for o in outcomes.values() if isinstance(o, ExecutionError)]
         if errors:
             for error in errors:
@@ -57,11 +68,10 @@ class Execution:
             raise PluginError("\n".join(_describe(e) for e in errors))
         for page, results in outcomes.items():
             self.site.results.add(device, page, results)
-            for key, result in zip(keys[page], results, strict=True):
-                if self.use_cache:
+            self.stderr.add(page, [(r.section.name, r.stderr) for r in results])
+            if self.use_cache:
+                for key, result in zip(keys[page], results, strict=True):
                     self.cache.put(key, CachedOutput(result.output, result.stderr, result.seconds))
-                if result.stderr.strip():
-                    log.info("%s, section '%s' wrote to stderr:\n%s", page, result.section.name, result.stderr.strip())
         executed = sum(len(j.sections) for j in to_run)
         wall = time.perf_counter() - started
         page_seconds = {p: sum(r.seconds for r in rs) for p, rs in outcomes.items()}
@@ -82,10 +92,11 @@ class Execution:
         for notebook in self.site.notebooks.values():
             started = time.perf_counter()
             try:
-                copy, ran = executed_copy(notebook.abs_path, notebook.path, self.site.root, self.cache.directory,
-                                          context, self.timeout)
+                copy, ran, kernel_stderr = executed_copy(notebook.abs_path, notebook.path, self.site.root,
+                                                         self.cache.directory, context, self.timeout)
             except NotebookError as error:
                 raise PluginError(str(error)) from None
+            self.stderr.add(notebook.path, [("kernel", kernel_stderr)])
             self.site.executed_notebooks[notebook.src_uri] = copy
             seconds = time.perf_counter() - started
             if ran:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 from .files import write_atomic
@@ -30,17 +31,21 @@ def notebook_key(source: bytes, context: dict) -> str:
     return digest.hexdigest()
 
 
-def executed_copy(path: Path, shown: str, root: Path, cache_dir: Path, context: dict, timeout: float) -> tuple[Path, bool]:
-    """The path of an executed copy of a notebook, and whether it was executed just now."""
+def executed_copy(path: Path, shown: str, root: Path, cache_dir: Path, context: dict,
+                  timeout: float) -> tuple[Path, bool, str]:
+    """The path of an executed copy of a notebook, whether it was executed just now, and what
+    its kernel wrote to stderr then."""
     key = notebook_key(path.read_bytes(), context)
     target = cache_dir / NB_DIR / key / path.name  # same file name: mkdocs-jupyter matches on it
     if target.is_file():
-        return target, False
-    write_atomic(target, execute(path, shown, root, timeout))
-    return target, True
+        return target, False, ""
+    executed, stderr = execute(path, shown, root, timeout)
+    write_atomic(target, executed)
+    return target, True, stderr
 
 
-def execute(path: Path, shown: str, root: Path, timeout: float) -> str:
+def execute(path: Path, shown: str, root: Path, timeout: float) -> tuple[str, str]:
+    """The executed notebook, and what its kernel wrote to stderr (kept off the terminal)."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
@@ -50,13 +55,18 @@ def execute(path: Path, shown: str, root: Path, timeout: float) -> str:
     client = NotebookClient(notebook, timeout=timeout, kernel_name="python3", allow_errors=False,
                             record_timing=False, resources={"metadata": {"path": str(root)}})
     try:
-        client.execute()
+        with tempfile.TemporaryFile() as stderr:
+            try:
+                client.execute(stderr=stderr)  # passed on to the kernel's process
+            finally:
+                stderr.seek(0)
+                kernel_stderr = stderr.read().decode("utf-8", errors="replace")
     except CellTimeoutError:
         raise NotebookError(f"{shown}: a cell ran past the timeout of {timeout:g} s") from None
     except CellExecutionError as error:
         cell = _failed_cell(notebook)
         raise NotebookError(f"{shown}: cell {cell} raised {error.ename}: {error.evalue}") from None
-    return nbformat.writes(notebook)
+    return nbformat.writes(notebook), kernel_stderr
 
 
 def _failed_cell(notebook) -> int | str:

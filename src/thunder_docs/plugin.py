@@ -35,6 +35,7 @@ from .render import insert_outputs
 from .results import CPU, CUDA, BuildStats
 from .runner import Runner
 from .sections import SnippetError
+from .stderr_log import StderrLog
 
 log = get_plugin_logger("thunder_docs.exec")
 
@@ -75,7 +76,8 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
             return files
         execution = Execution(self.site, self.runner, OutputCache(self.root / self.config.cache_dir),
                               self.machine, self.config.cache, self.config.jobs, float(self.config.timeout),
-                              self.config.max_output_chars, self.stats.runs)
+                              self.config.max_output_chars, self.stats.runs,
+                              StderrLog(self.root / self.config.stderr_log, self.root))
         # Notebooks run in their own kernel, alongside the pages' workers.
         with ThreadPoolExecutor(max_workers=1) as pool:
             notebooks = pool.submit(execution.notebooks)
@@ -83,6 +85,7 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
             notebooks.result()
         if self.machine != CPU:
             execution.pages([p for p in self.site.with_code if p.cuda_sections], CUDA)
+        execution.stderr.write()
         if self.config.approve and (problems := approved.check(self.site, self.machine, self.config.update_approved)):
             raise PluginError("\n".join(problems) + "\nIf the new output is right, accept it with: "
                               + approved.UPDATE_COMMAND)
