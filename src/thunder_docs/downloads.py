@@ -70,18 +70,25 @@ def make_notebook(page: Page) -> nbformat.NotebookNode:
     items.sort(key=lambda item: item[0])
     note = (f"The code of this page, from `{snippet}`. Run the cells in order: "
             "each prints what the page shows under its code block.")
-    cells = [nbformat.v4.new_code_cell(text) if kind == "code" else nbformat.v4.new_markdown_cell(text)
-             for _, kind, text in items]
-    title_first = bool(cells) and cells[0].cell_type == "markdown" and cells[0].source.startswith("# ")
-    cells.insert(1 if title_first else 0, nbformat.v4.new_markdown_cell(note))
-    for number, cell in enumerate(cells):
-        cell.id = f"cell-{number}"  # stable ids: the same notebook from one build to the next
-    notebook = nbformat.v4.new_notebook(
-        cells=cells,
-        metadata={"kernelspec": KERNELSPEC, "language_info": {"name": "python"}},
-    )
+    cells = [(kind, text) for _, kind, text in items]
+    title_first = bool(cells) and cells[0][0] == "markdown" and cells[0][1].startswith("# ")
+    cells.insert(1 if title_first else 0, ("markdown", note))
+    # Plain dicts, validated once below (nbformat's new_*_cell validate each cell: slow).
+    notebook = nbformat.from_dict({
+        "nbformat": 4, "nbformat_minor": nbformat.v4.nbformat_minor,
+        "metadata": {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}},
+        "cells": [_cell(kind, text, f"cell-{number}") for number, (kind, text) in enumerate(cells)],
+    })
     nbformat.validate(notebook)
     return notebook
+
+
+def _cell(kind: str, source: str, ident: str) -> dict:
+    """A cell as nbformat 4 writes it; the stable id keeps the notebook the same from build to build."""
+    if kind == "code":
+        return {"cell_type": "code", "id": ident, "metadata": {}, "execution_count": None, "outputs": [],
+                "source": source}
+    return {"cell_type": "markdown", "id": ident, "metadata": {}, "source": source}
 
 
 class DownloadsPlugin(BasePlugin[DownloadsConfig]):

@@ -4,7 +4,7 @@ Hooks, in the order MkDocs calls them:
 
 - ``on_config``: reset the state of the last build (``mkdocs serve`` keeps the plugin);
   point pymdownx.snippets at the repository and make a missing include fatal.
-- ``on_serve``: watch ``snippets/`` too.
+- ``on_serve``: watch ``snippets/`` too; start the worker ahead of the first snippet edit.
 - ``on_files``: build the site model (model.py): every page with its includes resolved.
   Execute them (or take them from the cache), all pages before any is rendered, then
   compare the output with the approved output; execute notebooks. Any failure aborts the
@@ -16,6 +16,7 @@ Hooks, in the order MkDocs calls them:
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -61,8 +62,11 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
         return config
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
-        """`mkdocs serve` watches docs/ only; snippet edits must rebuild too."""
+        """`mkdocs serve` watches docs/ only; snippet edits must rebuild too. The worker starts now,
+        in the background, so the first snippet edit does not wait for torch and thunder to import."""
         server.watch(str(self.root / "snippets"))
+        if self.config.execute:
+            threading.Thread(target=self.runner.warm_up, name="thunder-docs-warm-up", daemon=True).start()
         return server
 
     # -- execution -----------------------------------------------------------------------

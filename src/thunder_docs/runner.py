@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import random
 import signal
@@ -90,6 +91,11 @@ class Runner:
             self._context = multiprocessing.get_context("forkserver")
             self._context.set_forkserver_preload(["thunder_docs.preload"])
         return self._context
+
+    def warm_up(self) -> None:
+        """Start the forkserver now (it imports the preloaded modules), ahead of the first page."""
+        self.context()
+        multiprocessing.forkserver.ensure_running()
 
     def run_pages(self, jobs: list[PageJob], workers: int = 1,
                   on_done: Callable[[PageJob, float], None] | None = None) -> dict[str, list[SectionResult] | ExecutionError]:
