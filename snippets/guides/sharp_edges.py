@@ -35,16 +35,19 @@ assert "print" not in str(thunder.last_traces(jf)[-1])
 logged = thunder.jit(f, debug_options=thunder.DebugOptions(record_interpreter_history=True))
 logged(x)
 log = thunder.last_interpreter_log(logged)
-lines = []
-thunder.print_last_interpreter_log(logged, print_fn=lines.append, use_colors=False)
+chunks = []
+thunder.print_last_interpreter_log(logged, print_fn=chunks.append, use_colors=False)
+lines = "\n".join(chunks).splitlines()
 start = next(i for i, line in enumerate(lines) if "sharp_edges.py" in line)  # where f begins
-print(len(log), "items,", len(lines), "printed lines; from where f begins:")
-print("\n".join(lines[start:start + 14]))
+depth = len(lines[start]) - len(lines[start].lstrip())  # f's own lines are indented this much
+own = [line for line in lines[start:] if line.strip() and len(line) - len(line.lstrip()) == depth]
+print("\n".join(own[:16]))
 
 unlogged = thunder.jit(f)
 unlogged(x)
 assert thunder.last_interpreter_log(unlogged) == []  # recorded only with record_interpreter_history
-assert len(log) > 0 and start > 0
+assert len(log) > 0 and start > 0 and any("NULL + print" in line for line in own)
+assert any("sharp_edges.py:16 in f()" in line for line in own)  # the return line is logged too
 # --8<-- [end:interpreter-log]
 
 # --8<-- [start:log-after-hit]
