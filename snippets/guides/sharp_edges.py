@@ -38,7 +38,7 @@ log = thunder.last_interpreter_log(logged)
 chunks = []
 thunder.print_last_interpreter_log(logged, print_fn=chunks.append, use_colors=False)
 lines = "\n".join(chunks).splitlines()
-start = next(i for i, line in enumerate(lines) if "sharp_edges.py" in line)  # where f begins
+start = next(i for i, line in enumerate(lines) if "# Line" in line and line.endswith(" in f()"))  # where f begins
 depth = len(lines[start]) - len(lines[start].lstrip())  # f's own lines are indented this much
 own = [line for line in lines[start:] if line.strip() and len(line) - len(line.lstrip()) == depth]
 print("\n".join(own[:16]))
@@ -47,7 +47,8 @@ unlogged = thunder.jit(f)
 unlogged(x)
 assert thunder.last_interpreter_log(unlogged) == []  # recorded only with record_interpreter_history
 assert len(log) > 0 and start > 0 and any("NULL + print" in line for line in own)
-assert any("sharp_edges.py:16 in f()" in line for line in own)  # the return line is logged too
+return_line = f":{f.__code__.co_firstlineno + 2} in f()"  # the line `return x * 2`
+assert any(line.endswith(return_line) for line in own)  # it is logged too
 # --8<-- [end:interpreter-log]
 
 # --8<-- [start:log-after-hit]
