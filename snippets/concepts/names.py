@@ -6,6 +6,7 @@ import torch
 import thunder
 from thunder.core.devices import DeviceType
 from thunder.core.module import ThunderModule
+from thunder.core.trace import TraceCtx, tracectx
 from thunder.core.proxies import DistParallelType, FloatProxy, IntegerProxy, ProxyTag, TensorProxy
 
 
@@ -118,6 +119,17 @@ assert weight.dtype == thunder.dtypes.float32 and thunder.torch.to_torch_dtype(w
 assert weight.device.devicetype is DeviceType.CPU and weight.device.type == "cpu"
 assert weight.requires_grad and not first.args[0].requires_grad
 assert weight.true_dtype == weight.dtype and weight.grad is None
+with tracectx(TraceCtx()):  # a tensor with no dimensions: its true_dtype is weak
+    scalar = TensorProxy(like=weight, shape=())
+print("a 0-d tensor's dtype, true_dtype:", scalar.dtype, scalar.true_dtype)
+try:
+    weight == weight  # noqa: B015 - == on proxies calls Thunder's eq symbol
+except NotImplementedError as e:
+    compare_error = e
+print("weight == weight outside a trace:", compare_error)
+assert "outside of a tracing context" in str(compare_error)
+assert scalar.dtype == thunder.dtypes.float32 and scalar.true_dtype == thunder.dtypes.float32_
+assert scalar.true_dtype.is_weak
 assert weight.distparallel_type is DistParallelType.NONE and weight.thunder_fsdp_padding_size is None
 assert weight.tags == {ProxyTag.STATIC_MEMORY_LOCATION} and not first.args[0].tags  # parameters are tagged
 assert weight.type_string() == "cpu f32[3, 4]"

@@ -49,6 +49,8 @@ assert calls == ["mul_add"] and line.sym.executor is myex and not line.sym.is_pr
 assert [s.sym.name for s in line.subsymbols] == ["mul", "add"]  # recorded from the like function
 assert [ex.name for ex in thunder.compile_data(jf).executors_list][1:] == ["myex", "torch", "python"]
 assert thunder.compile_data(jf).executors_list[0].name.startswith("__ad_hoc_executor_")
+with_meta = myex.register_operator("mul_add_prim", meta=lambda a, b, c: TensorProxy(like=a), fn=mul_add_impl)
+assert with_meta.is_prim  # meta= instead of like=: a prim, recorded without subsymbols
 # --8<-- [end:register-operator]
 
 # --8<-- [start:not-listed]
@@ -59,6 +61,8 @@ print(calls, [ex.name for ex in thunder.compile_data(jf_default).executors_list]
 
 assert calls == ["mul_add"]  # the operator's symbol carries its executor: it runs anyway
 assert "myex" not in [ex.name for ex in thunder.compile_data(jf_default).executors_list]
+ad_hoc = [thunder.compile_data(j).executors_list[0].name for j in (jf, jf_default)]
+assert ad_hoc[0] != ad_hoc[1]  # one ad hoc executor per thunder.jit
 # --8<-- [end:not-listed]
 
 # --8<-- [start:register-implementation]

@@ -58,6 +58,13 @@ assert comments == ["y has shape (3, 3)", "t1 has shape (3, 3)", "z has shape (3
 assert commented.bound_symbols[2].sym.id == "torch.mul" and commented.bound_symbols[3].sym.id == prims.PrimIDs.COMMENT
 assert len(commented.bound_symbols) == len(trc.bound_symbols) + 4
 assert commented.names is trc.names  # made with from_trace
+
+import inspect  # noqa: E402
+
+import thunder.distributed.transforms.ddp as ddp  # noqa: E402
+import thunder.distributed.transforms.fsdp as fsdp  # noqa: E402
+
+assert all("VISIT_TYPE.REPLACE" in inspect.getsource(m) for m in (ddp, fsdp))  # Thunder's own users
 # --8<-- [end:visitor]
 
 # --8<-- [start:visitor-replace]
@@ -183,6 +190,8 @@ print(f"{type(checked).__name__}: {str(checked).splitlines()[0]}")
 
 assert isinstance(unchecked, UnboundLocalError) and "'y'" in str(unchecked)
 assert str(checked).startswith("unknown proxy y is used in t1 = ltorch.sin(y)")
+# the broken trace never made it into last_traces: the last entry is the trace before the transform
+assert thunder.last_traces(checked_jfn)[-1].get_provenance().pss == "Remove context manager prims"
 # the good transform passes the same check
 checked_good = thunder.jit(fn, transforms=[RemoveMulByOne()], debug_options=thunder.DebugOptions(check_traces=True))
 torch.testing.assert_close(checked_good(x, w), fn(x, w))
