@@ -46,6 +46,20 @@ API: dict[str, tuple[str, ...]] = {
     "thunder.examine.examine": (),
     "thunder.examine.get_fusions": ("get_fusions",),
     "thunder.examine.get_fusion_symbols": ("get_fusion_symbols",),
+    "thunder.core.transforms.VISIT_TYPE": ("VISIT_TYPE",),
+    "thunder.core.utils.producers": ("producers",),
+    "thunder.core.utils.consumers": ("consumers",),
+    "thunder.core.options.DebugOptions": ("DebugOptions", "thunder.DebugOptions"),
+    "thunder.dev_utils.check_trace.check_trace": ("check_trace",),
+    "thunder.core.trace_interpreter.interpret_trace": ("interpret_trace",),
+    "thunder.core.trace_interpreter.TraceSubstitutionProcessor": ("TraceSubstitutionProcessor",),
+    "thunder.extend.register_executor": ("register_executor",),
+    "thunder.extend.get_executor": ("get_executor",),
+    "thunder.core.prims.get_grad": ("get_grad",),
+    "thunder.core.transforms.put_grads": ("put_grads",),
+    "thunder.core.module.ThunderModule": ("ThunderModule",),
+    "thunder.last_interpreter_log": ("last_interpreter_log",),
+    "thunder.print_last_interpreter_log": ("print_last_interpreter_log",),
 }
 
 NAMES: dict[str, str] = {name: ident for ident, names in API.items() for name in (ident, *names)}

@@ -18,8 +18,9 @@ _RULES = [
 
 def normalize(text: str, root: Path) -> str:
     """Apply every rule; show paths relative to the repository; expand tabs as Markdown does."""
-    text = text.replace(str(root.resolve()) + "/", "").replace(str(root) + "/", "")
+    # The rules first: an interpreter inside the repository (.venv) still shows as site-packages/.
     for pattern, replacement in _RULES:
         text = pattern.sub(replacement, text)
+    text = text.replace(str(root.resolve()) + "/", "").replace(str(root) + "/", "")
     lines = [line.expandtabs(4).rstrip() for line in text.replace("\r\n", "\n").split("\n")]
     return "\n".join(lines).strip("\n")

@@ -1,0 +1,151 @@
+"""Names in real programs: a jitted nn.Module, nested inputs, and the metadata a TensorProxy carries."""
+
+# --8<-- [start:setup]
+import torch
+
+import thunder
+from thunder.core.devices import DeviceType
+from thunder.core.module import ThunderModule
+from thunder.core.trace import TraceCtx, tracectx
+from thunder.core.proxies import DistParallelType, FloatProxy, IntegerProxy, ProxyTag, TensorProxy
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 3)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+model = Model()
+tmodel = thunder.jit(model)
+x = torch.randn(2, 4)
+torch.testing.assert_close(tmodel(x), model(x))
+first = thunder.last_traces(tmodel)[0]
+print(first.python(print_depth=1).split("\n\n", 1)[1])
+# --8<-- [end:setup]
+
+# --8<-- [start:parameters]
+prologue = thunder.last_prologue_traces(tmodel)[0]
+for bsym in prologue.bound_symbols:
+    line = str(bsym).splitlines()[0]
+    if "get_parameter" in line or "return" in line:
+        print(line)
+
+assert [p.name for p in first.args] == ["x", "t_fc_bias", "t_fc_weight"]
+assert first.siginfo().args == [("x", None), ("t_fc_bias", None), ("t_fc_weight", None)]
+assert {"t_fc_weight", "t_fc_bias"} <= first.names and "t_0" in first.names
+linear = next(b for b in first.bound_symbols if b.sym.name == "linear")
+assert [a.name for a in linear.args] == ["x", "t_fc_weight", "t_fc_bias"]
+# --8<-- [end:parameters]
+
+# --8<-- [start:thunder-module]
+print(type(tmodel).__name__, "| an nn.Module:", isinstance(tmodel, torch.nn.Module))
+print("parameters:", [name for name, _ in tmodel.named_parameters()])
+print("the same tensors as the model's:", tmodel.get_parameter("fc.weight") is model.fc.weight)
+
+assert isinstance(tmodel, ThunderModule) and tmodel._model is model
+assert [n for n, _ in tmodel.named_parameters()] == ["fc.weight", "fc.bias"]
+assert all(p is q for p, q in zip(tmodel.parameters(), model.parameters(), strict=True))
+with torch.no_grad():
+    model.fc.bias.add_(1.0)  # a change to the model's parameters is seen by the ThunderModule
+torch.testing.assert_close(tmodel(x), model(x))
+assert thunder.cache_hits(tmodel) == 1  # same metadata: no recompilation
+# --8<-- [end:thunder-module]
+
+# --8<-- [start:nested]
+def f(xs, d, scale):
+    return xs[0] * xs[1] + d["b"] * scale
+
+
+a, b, c = torch.randn(2, 3), torch.randn(2, 3), torch.randn(2, 3)
+jf = thunder.jit(f)
+torch.testing.assert_close(jf([a, b], {"b": c}, 2.0), f([a, b], {"b": c}, 2.0))
+
+nested_prologue = thunder.last_prologue_traces(jf)[0]
+text = nested_prologue.python(print_depth=1)
+print(text[text.index("  subscr0"):text.index("  cache_info:")].rstrip())
+print("...")
+print(str(nested_prologue.bound_symbols[-1]))
+print(thunder.last_traces(jf)[0].python(print_depth=1).split("\n\n", 1)[1])
+
+computation = thunder.last_traces(jf)[0]
+assert [p.name for p in computation.args] == ["t_0_0", "t_0_1", "t_1_b"]
+assert computation.siginfo().args == [("t_0_0", None), ("t_0_1", None), ("t_1_b", None)]
+assert "scale" not in {p.name for p in computation.args}  # a Python number is checked, not passed
+mul = [bb for bb in computation.bound_symbols if bb.sym.name == "mul"][1]
+assert mul.args[1] == 2.0 and type(mul.args[1]) is float  # it is a constant in the computation
+# --8<-- [end:nested]
+
+# --8<-- [start:renamed]
+def total(xs):
+    out = xs[0]
+    for t in xs[1:]:
+        out = out + t
+    return out
+
+
+jtotal = thunder.jit(total)
+torch.testing.assert_close(jtotal([a, b, c]), a + b + c)
+print(thunder.last_traces(jtotal)[0].python(print_depth=1).split("\n\n", 1)[1])
+
+assert [p.name for p in thunder.last_traces(jtotal)[0].args] == ["out", "t", "t_0_2"]
+first_sum = next(bb for bb in thunder.last_traces(jtotal)[0].bound_symbols if bb.sym.name == "add")
+assert first_sum.output.name == "t0" and [p.name for p in first_sum.args] == ["out", "t"]
+assert {"t_0_0", "t_0_1"} <= thunder.last_traces(jtotal)[0].names  # the names they had first
+# --8<-- [end:renamed]
+
+# --8<-- [start:tensor-metadata]
+weight = first.args[2]
+print("name                      ", weight.name)
+print("shape, len(shape), ndim   ", weight.shape, len(weight.shape), weight.ndim)
+print("numel                     ", weight.numel)
+print("dtype                     ", weight.dtype, "->", thunder.torch.to_torch_dtype(weight.dtype))
+print("device                    ", weight.device, weight.device.devicetype, weight.device.index)
+print("requires_grad             ", weight.requires_grad, "| x:", first.args[0].requires_grad)
+print("true_dtype                ", weight.true_dtype)
+print("grad                      ", weight.grad)
+print("distparallel_type         ", weight.distparallel_type)
+print("thunder_fsdp_padding_size ", weight.thunder_fsdp_padding_size)
+print("tags                      ", weight.tags, "| x:", first.args[0].tags)
+print("type_string()             ", weight.type_string())
+
+assert isinstance(weight, TensorProxy) and not isinstance(weight, torch.Tensor)
+assert weight.name == "t_fc_weight"
+assert weight.shape == (3, 4) and len(weight.shape) == weight.ndim == 2 and weight.numel == 12
+assert weight.dtype == thunder.dtypes.float32 and thunder.torch.to_torch_dtype(weight.dtype) is torch.float32
+assert weight.device.devicetype is DeviceType.CPU and weight.device.type == "cpu"
+assert weight.requires_grad and not first.args[0].requires_grad
+assert weight.true_dtype == weight.dtype and weight.grad is None
+with tracectx(TraceCtx()):  # a tensor with no dimensions: its true_dtype is weak
+    scalar = TensorProxy(like=weight, shape=())
+print("a 0-d tensor's dtype, true_dtype:", scalar.dtype, scalar.true_dtype)
+try:
+    weight == weight  # noqa: B015 - == on proxies calls Thunder's eq symbol
+except NotImplementedError as e:
+    compare_error = e
+print("weight == weight outside a trace:", compare_error)
+assert "outside of a tracing context" in str(compare_error)
+assert scalar.dtype == thunder.dtypes.float32 and scalar.true_dtype == thunder.dtypes.float32_
+assert scalar.true_dtype.is_weak
+assert weight.distparallel_type is DistParallelType.NONE and weight.thunder_fsdp_padding_size is None
+assert weight.tags == {ProxyTag.STATIC_MEMORY_LOCATION} and not first.args[0].tags  # parameters are tagged
+assert weight.type_string() == "cpu f32[3, 4]"
+# --8<-- [end:tensor-metadata]
+
+# --8<-- [start:number-proxies]
+numbers = [o for bsym in (*prologue.bound_symbols, *nested_prologue.bound_symbols)
+           for o in bsym.flat_proxy_outs if isinstance(o, (IntegerProxy, FloatProxy))
+           and not o.name.startswith("cache_info")]
+for p in numbers:
+    print(f"{p.name:<3} {type(p).__name__:<13} python_type={p.python_type.__name__:<6} "
+          f"value={p.value!r:<5} prefix={p.prefix!r} annotation={p.type_string()!r}")
+
+by_name = {p.name: p for p in numbers}
+assert isinstance(by_name["i0"], IntegerProxy) and by_name["i0"].python_type is bool
+assert by_name["i0"].prefix == "b" and by_name["i0"].type_string() == "bool True"
+assert by_name["i2"].python_type is int and by_name["i2"].value == 4 and by_name["i2"].prefix == "i"
+assert isinstance(by_name["f0"], FloatProxy) and by_name["f0"].value == 2.0 and by_name["f0"].prefix == "f"
+# --8<-- [end:number-proxies]

@@ -1,0 +1,209 @@
+"""Adding an operator and an executor: register_operator, register_implementation with a checker,
+an execution transform and a grad transform, and the order in which executors are asked."""
+
+# --8<-- [start:setup]
+import torch
+
+import thunder
+import thunder.torch as ltorch
+from thunder.core.proxies import TensorProxy
+from thunder.core.transforms import get_grad, put_grads
+from thunder.extend import OperatorExecutor, get_executor, register_executor
+
+myex = OperatorExecutor("myex", version="0.1")
+register_executor(myex)  # known to Thunder by name from now on
+
+calls = []  # what our implementations ran, in order
+
+print(myex, "| found by name:", get_executor("myex") is myex)
+assert get_executor("myex") is myex and myex.name == "myex" and myex.version == "0.1"
+# --8<-- [end:setup]
+
+# --8<-- [start:register-operator]
+def mul_add_like(a, b, c):  # traceable: Thunder records it to learn the output's metadata
+    return a * b + c
+
+
+def mul_add_impl(a, b, c):  # what runs, on real tensors
+    calls.append("mul_add")
+    return torch.addcmul(c, a, b)
+
+
+mul_add = myex.register_operator("mul_add", like=mul_add_like, fn=mul_add_impl)
+
+
+def f(a, b, c):
+    return mul_add(a, b, c) * 2
+
+
+a, b, c = torch.randn(3), torch.randn(3), torch.randn(3)
+jf = thunder.jit(f, executors=[myex])
+torch.testing.assert_close(jf(a, b, c), (a * b + c) * 2)
+print(thunder.last_traces(jf)[-1].python(print_depth=2).split("\n\n", 1)[1])
+
+line = next(b for b in thunder.last_traces(jf)[-1].bound_symbols if b.sym.name == "mul_add")
+print("mul_add runs on:", line.sym.executor.name, "| is a prim:", line.sym.is_prim)
+print("executors asked, in order:", [ex.name for ex in thunder.compile_data(jf).executors_list][1:])
+
+assert calls == ["mul_add"] and line.sym.executor is myex and not line.sym.is_prim
+assert [s.sym.name for s in line.subsymbols] == ["mul", "add"]  # recorded from the like function
+assert [ex.name for ex in thunder.compile_data(jf).executors_list][1:] == ["myex", "torch", "python"]
+assert thunder.compile_data(jf).executors_list[0].name.startswith("__ad_hoc_executor_")
+with_meta = myex.register_operator("mul_add_prim", meta=lambda a, b, c: TensorProxy(like=a), fn=mul_add_impl)
+assert with_meta.is_prim  # meta= instead of like=: a prim, recorded without subsymbols
+# --8<-- [end:register-operator]
+
+# --8<-- [start:not-listed]
+calls.clear()
+jf_default = thunder.jit(f)  # myex is not in executors=
+torch.testing.assert_close(jf_default(a, b, c), (a * b + c) * 2)
+print(calls, [ex.name for ex in thunder.compile_data(jf_default).executors_list][1:])
+
+assert calls == ["mul_add"]  # the operator's symbol carries its executor: it runs anyway
+assert "myex" not in [ex.name for ex in thunder.compile_data(jf_default).executors_list]
+ad_hoc = [thunder.compile_data(j).executors_list[0].name for j in (jf, jf_default)]
+assert ad_hoc[0] != ad_hoc[1]  # one ad hoc executor per thunder.jit
+# --8<-- [end:not-listed]
+
+# --8<-- [start:register-implementation]
+def my_mul_impl(a, b):
+    calls.append("my_mul")
+    return torch.mul(a, b)
+
+
+my_mul = myex.register_operator("my_mul", like=ltorch.mul, fn=my_mul_impl)
+
+
+def float32_only(a, b):  # the checker: same parameters as ltorch.mul, proxies instead of tensors
+    return all(isinstance(t, TensorProxy) and t.dtype == thunder.dtypes.float32 for t in (a, b))
+
+
+def mul_to_my_mul(a, b):  # the execution transform: what to record instead of ltorch.mul
+    return my_mul(a, b)
+
+
+myex.register_implementation(ltorch.mul, checker=float32_only, execution_transform=mul_to_my_mul)
+
+
+def g(x, y):
+    return torch.sin(x * y)
+
+
+x, y = torch.randn(3), torch.randn(3)
+calls.clear()
+plain = thunder.jit(g)  # without myex
+torch.testing.assert_close(plain(x, y), g(x, y))
+jg = thunder.jit(g, executors=[myex])
+torch.testing.assert_close(jg(x, y), g(x, y))
+print(thunder.last_traces(plain)[-1].python(print_depth=1).split("\n\n", 1)[1])
+print(thunder.last_traces(jg)[-1].python(print_depth=1).split("\n\n", 1)[1])
+
+assert calls == ["my_mul"]
+assert "my_mul" not in str(thunder.last_traces(plain)[-1]) and "torch.mul(x, y)" in str(thunder.last_traces(plain)[-1])
+assert "my_mul(x, y)" in str(thunder.last_traces(jg)[-1])
+# --8<-- [end:register-implementation]
+
+# --8<-- [start:checker-declines]
+calls.clear()
+x64, y64 = x.double(), y.double()
+torch.testing.assert_close(jg(x64, y64), g(x64, y64))  # new dtypes: a new compilation
+print(thunder.last_traces(jg)[-1].python(print_depth=1).split("\n\n", 1)[1])
+
+assert thunder.cache_misses(jg) == 2  # float64 inputs: a second compilation
+assert calls == []  # the checker said no: the torch executor ran the multiplication
+assert "torch.mul(x, y)" in str(thunder.last_traces(jg)[-1]) and "my_mul" not in str(thunder.last_traces(jg)[-1])
+# --8<-- [end:checker-declines]
+
+# --8<-- [start:grad-transform]
+xr, yr = x.clone().requires_grad_(), y.clone().requires_grad_()
+with_rule = thunder.jit(g, executors=[myex])  # no grad transform yet: Thunder's rule for mul
+with_rule(xr, yr).sum().backward()
+rule_backward = thunder.last_backward_traces(with_rule)[-1]
+assert sum(b.sym.name == "my_mul" for b in rule_backward.bound_symbols) == 3
+
+
+def mul_grads_impl(g, a, b):  # both gradients of a * b in one call
+    calls.append("mul_grads")
+    return g * b, g * a
+
+
+mul_grads = myex.register_operator("mul_grads", like=lambda g, a, b: (g * b, g * a), fn=mul_grads_impl)
+
+
+def mul_grad_transform(a, b):
+    out = my_mul(a, b)  # the forward
+    g = get_grad(out)  # the gradient that flows into out
+    grad_a, grad_b = mul_grads(g, a, b)  # the backward
+    put_grads((a, b), (grad_a, grad_b))  # attach the gradients to the inputs
+    return out
+
+
+myex.register_implementation(
+    ltorch.mul, checker=float32_only, execution_transform=mul_to_my_mul, grad_transform=mul_grad_transform
+)
+
+calls.clear()
+jg = thunder.jit(g, executors=[myex])
+xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
+jg(xg, yg).sum().backward()
+xe, ye = x.clone().requires_grad_(), y.clone().requires_grad_()
+g(xe, ye).sum().backward()
+torch.testing.assert_close(xg.grad, xe.grad)
+torch.testing.assert_close(yg.grad, ye.grad)
+
+forward, backward = thunder.last_traces(jg)[-1], thunder.last_backward_traces(jg)[-1]
+print(forward.python(print_depth=1).split("\n\n", 1)[1])
+print(backward.python(print_depth=1).split("\n\n", 1)[1])
+print(calls)
+
+assert "my_mul(x, y)" in str(forward) and "mul_grads" not in str(forward)
+assert sum(b.sym.name == "mul_grads" for b in backward.bound_symbols) == 1
+assert calls == ["my_mul", "my_mul", "mul_grads"]  # forward; sin's backward (a mul); ours
+# --8<-- [end:grad-transform]
+
+# --8<-- [start:order]
+otherex = OperatorExecutor("otherex")
+register_executor(otherex)
+other_mul = otherex.register_operator("other_mul", like=ltorch.mul, fn=lambda a, b: torch.mul(a, b))
+otherex.register_implementation(ltorch.mul, other_mul)  # no checker: it takes every mul
+
+
+def claimed(executors, *args):
+    jfn = thunder.jit(g, executors=executors)
+    torch.testing.assert_close(jfn(*args), g(*args))
+    line = next(b for b in thunder.last_traces(jfn)[-1].bound_symbols if b.sym.name in ("my_mul", "other_mul", "mul"))
+    return f"{line.sym.name} ({line.sym.executor.name})"
+
+
+table = {
+    "[myex, otherex], float32": claimed([myex, otherex], x, y),
+    "[myex, otherex], float64": claimed([myex, otherex], x64, y64),
+    "[otherex, myex], float32": claimed([otherex, myex], x, y),
+    "[myex], float64": claimed([myex], x64, y64),
+}
+for case, result in table.items():
+    print(f"{case:<26} -> {result}")
+
+assert list(table.values()) == ["my_mul (myex)", "other_mul (otherex)", "other_mul (otherex)", "mul (torch)"]
+# --8<-- [end:order]
+
+# --8<-- [start:no-runtime-fallback]
+failing = OperatorExecutor("failing")
+register_executor(failing)
+
+
+def broken_mul(a, b):
+    raise RuntimeError("this kernel is broken")
+
+
+failing.register_implementation(
+    ltorch.mul, failing.register_operator("broken_mul", like=ltorch.mul, fn=broken_mul)
+)
+try:
+    thunder.jit(g, executors=[failing, myex])(x, y)
+except RuntimeError as e:
+    error = e
+print("RuntimeError:", error)
+
+assert str(error) == "this kernel is broken"  # no other executor is tried when it runs
+# --8<-- [end:no-runtime-fallback]

@@ -1,0 +1,444 @@
+"""The transform writer's toolkit: visitor_transform, producers and consumers, check_traces,
+new inputs and outputs, interpret_trace and TraceSubstitutionProcessor, scopes."""
+
+# --8<-- [start:setup]
+import copy
+import difflib
+
+import torch
+
+import thunder
+import thunder.core.prims as prims
+import thunder.torch as ltorch
+from thunder.core.proxies import TensorProxy, variableify
+from thunder.core.trace import TraceProvenance, from_trace, get_tracectx, tracectx
+from thunder.core.trace_interpreter import TraceSubstitutionProcessor, interpret_trace
+from thunder.core.transforms import VISIT_TYPE, visitor_transform
+from thunder.core.utils import consumers, producers
+
+
+def fn(x, w):
+    y = x * 1  # a multiplication by one, which a transform can remove
+    z = torch.sin(y) @ w
+    return z + y
+
+
+x = torch.randn(3, 3)
+w = torch.randn(3, 3)
+jfn = thunder.jit(fn)
+jfn(x, w)
+trc = thunder.last_traces(jfn)[2]  # what transform_traces_pre_prologue receives
+
+
+def show_diff(before, after):
+    """Print a unified diff of two traces, top-level lines only."""
+    a = before.python(print_depth=1).splitlines()
+    b = after.python(print_depth=1).splitlines()
+    print("\n".join(difflib.unified_diff(a, b, "before", "after", lineterm="", n=1)).rstrip())
+
+
+print(trc.python(print_depth=1))
+assert trc.get_provenance().pss == "Remove context manager prims"
+# --8<-- [end:setup]
+
+# --8<-- [start:visitor]
+def comment_shapes(bsym):
+    """After each tensor operation, a comment with the shape of its output."""
+    if bsym.sym.id in ("torch.mul", "torch.sin", "torch.matmul", "torch.add"):
+        prims.comment(f"{bsym.output.name} has shape {tuple(bsym.output.shape)}")
+        return VISIT_TYPE.INSERT_AFTER  # the original line, then what visit recorded
+    return VISIT_TYPE.NO_OP  # the original line only
+
+
+commented = visitor_transform(trc, comment_shapes, provenance="Comment shapes")
+show_diff(trc, commented)
+
+comments = [b.args[0] for b in commented.bound_symbols if b.sym.id == prims.PrimIDs.COMMENT]
+assert comments == ["y has shape (3, 3)", "t1 has shape (3, 3)", "z has shape (3, 3)", "t3 has shape (3, 3)"]
+assert commented.bound_symbols[2].sym.id == "torch.mul" and commented.bound_symbols[3].sym.id == prims.PrimIDs.COMMENT
+assert len(commented.bound_symbols) == len(trc.bound_symbols) + 4
+assert commented.names is trc.names  # made with from_trace
+
+import inspect  # noqa: E402
+
+import thunder.distributed.transforms.ddp as ddp  # noqa: E402
+import thunder.distributed.transforms.fsdp as fsdp  # noqa: E402
+
+assert all("VISIT_TYPE.REPLACE" in inspect.getsource(m) for m in (ddp, fsdp))  # Thunder's own users
+# --8<-- [end:visitor]
+
+# --8<-- [start:visitor-replace]
+def inline_sin(bsym):
+    """Replace ltorch.sin by the prims.sin it is made of: the same output proxy."""
+    if bsym.sym.id == "torch.sin":
+        get_tracectx().peek_scope().extend(bsym.subsymbols)  # the scope visit records into
+        return VISIT_TYPE.REPLACE  # what visit recorded, without the original line
+    return VISIT_TYPE.NO_OP
+
+
+inlined = visitor_transform(trc, inline_sin, provenance="Inline sin")
+show_diff(trc, inlined)
+
+
+def before_each(bsym):
+    prims.comment(f"next: {bsym.sym.name}")
+    return VISIT_TYPE.INSERT_BEFORE  # what visit recorded, then the original line
+
+
+def record_and_drop(bsym):
+    prims.comment("never kept")
+    return VISIT_TYPE.NO_OP  # NO_OP throws away what visit recorded
+
+
+before = visitor_transform(trc, before_each)
+dropped = visitor_transform(trc, record_and_drop)
+
+old_sin = next(b for b in trc.bound_symbols if b.sym.id == "torch.sin")
+new_sin = next(b for b in inlined.bound_symbols if b.sym.id == prims.PrimIDs.SIN)
+assert new_sin.output is old_sin.output and old_sin.output.name == "t1"  # nothing to rename
+assert not any(b.sym.id == "torch.sin" for b in inlined.bound_symbols)
+assert [b.sym.name for b in before.bound_symbols[4:6]] == ["comment", "mul"]
+assert before.bound_symbols[4].args[0] == "next: mul"
+assert all(b is c for b, c in zip(dropped.bound_symbols, trc.bound_symbols, strict=True))
+# --8<-- [end:visitor-replace]
+
+# --8<-- [start:producers-consumers]
+made_by = producers(trc)  # proxy -> the bound symbol that makes it
+read_by = consumers(trc)  # proxy -> the bound symbols that read it
+for bsym in trc.bound_symbols:
+    for out in bsym.flat_proxy_outs:
+        readers = [b.sym.name for b in read_by.get(out, [])]
+        print(f"{out.name:>2} made by {made_by[out].sym.name:<14} read by {readers}")
+
+y = next(b.output for b in trc.bound_symbols if b.sym.id == "torch.mul")
+assert y.name == "y" and made_by[y].sym.id == "torch.mul"
+assert [b.sym.name for b in read_by[y]] == ["sin", "add"]
+assert made_by[trc.args[0]].sym.id == prims.PrimIDs.UNPACK_TRIVIAL
+assert [b.sym.name for b in read_by[trc.args[0]]] == ["mul", "python_return"]
+# --8<-- [end:producers-consumers]
+
+# --8<-- [start:remove-mul-by-one]
+def is_mul_by_one(bsym):
+    return (
+        bsym.sym.id == "torch.mul"
+        and isinstance(bsym.args[0], TensorProxy)
+        and type(bsym.args[1]) in (int, float)
+        and bsym.args[1] == 1
+    )
+
+
+def remove_mul_by_one(trc):
+    read_by = consumers(trc)
+    swap_map = {}  # variableified output of x * 1 -> x
+    rewire = set()  # ids of the bound symbols that read such an output
+    for bsym in trc.bound_symbols:
+        if is_mul_by_one(bsym):
+            swap_map[variableify(bsym.output)] = bsym.args[0]
+            rewire.update(id(reader) for reader in read_by.get(bsym.output, []))
+
+    new = from_trace(trc)
+    for bsym in trc.bound_symbols:
+        if is_mul_by_one(bsym):
+            continue  # drop the line
+        if id(bsym) in rewire:
+            bsym = bsym.from_bsym_swap_proxies(swap_map)  # read x instead
+        new.bound_symbols.append(bsym)
+    new.set_provenance(TraceProvenance("Remove multiplications by one"))
+    return new
+
+
+class RemoveMulByOne(thunder.Transform):
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        return prologue_trc, remove_mul_by_one(computation_trc), epilogue_trc
+
+
+jfn = thunder.jit(fn, transforms=[RemoveMulByOne()])
+torch.testing.assert_close(jfn(x, w), fn(x, w))
+traces = thunder.last_traces(jfn)
+show_diff(traces[2], traces[3])
+
+assert traces[3].get_provenance().pss == "Remove multiplications by one"
+assert not any(b.sym.name == "mul" for b in traces[-1].bound_symbols)
+assert all(p.name != "y" for b in traces[3].bound_symbols for p in b.flat_proxy_args)
+# --8<-- [end:remove-mul-by-one]
+
+# --8<-- [start:check-traces]
+class ForgetTheReaders(thunder.Transform):
+    """Wrong: drops x * 1 but leaves its readers reading y."""
+
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        new = from_trace(computation_trc)
+        new.bound_symbols = [b for b in computation_trc.bound_symbols if not is_mul_by_one(b)]
+        new.set_provenance(TraceProvenance("Forget the readers"))
+        return prologue_trc, new, epilogue_trc
+
+
+try:  # without the check, the broken trace compiles, and fails when it runs
+    thunder.jit(fn, transforms=[ForgetTheReaders()])(x, w)
+except Exception as e:
+    unchecked = e
+print(f"{type(unchecked).__name__}: {unchecked}")
+
+checked_jfn = thunder.jit(
+    fn, transforms=[ForgetTheReaders()], debug_options=thunder.DebugOptions(check_traces=True)
+)
+try:  # with the check, the broken trace is rejected as soon as the transform returns it
+    checked_jfn(x, w)
+except AssertionError as e:
+    checked = e
+print(f"{type(checked).__name__}: {str(checked).splitlines()[0]}")
+
+assert isinstance(unchecked, UnboundLocalError) and "'y'" in str(unchecked)
+assert str(checked).startswith("unknown proxy y is used in t1 = ltorch.sin(y)")
+# the broken trace never made it into last_traces: the last entry is the trace before the transform
+assert thunder.last_traces(checked_jfn)[-1].get_provenance().pss == "Remove context manager prims"
+# the good transform passes the same check
+checked_good = thunder.jit(fn, transforms=[RemoveMulByOne()], debug_options=thunder.DebugOptions(check_traces=True))
+torch.testing.assert_close(checked_good(x, w), fn(x, w))
+# --8<-- [end:check-traces]
+
+# --8<-- [start:new-input]
+def g(x, bias):
+    return torch.sin(x) * 2  # bias is not used
+
+
+bias = torch.randn(3, 3)
+
+
+def with_parameter(trc, p):
+    """A copy of trc whose signature has one more parameter, p, at the end."""
+    new = from_trace(trc)
+    new.args = (*trc.args, p)
+    new._siginfo = copy.copy(trc.siginfo())  # from_trace shares the SigInfo: copy it before changing it
+    new._siginfo.args = [*trc.siginfo().args, (p.name, None)]
+    with tracectx(new):
+        unpack = prims.unpack_trivial.bind(p, output=p, name=p.name)
+    n = sum(b.sym.id == prims.PrimIDs.UNPACK_TRIVIAL for b in trc.bound_symbols)
+    new.bound_symbols = [*trc.bound_symbols[:n], unpack, *trc.bound_symbols[n:]]
+    return new
+
+
+class AddBias(thunder.Transform):
+    """Make the computation take bias as an input and add it to the result."""
+
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        # The prologue unpacks and checks every tensor argument, but returns only the used ones.
+        ret = prologue_trc.bound_symbols[-1]
+        ((to_computation, to_epilogue),) = ret.args
+        checked = [b.args[0] for b in prologue_trc.bound_symbols
+                   if b.sym.id == prims.PrimIDs.CHECK_TENSOR_SHAPE_AND_METADATA]
+        (unused,) = [p for p in checked if all(p is not q for q in to_computation)]
+        new_prologue = from_trace(prologue_trc)
+        new_prologue.bound_symbols = [
+            *prologue_trc.bound_symbols[:-1],
+            ret.from_bsym(args=(((*to_computation, unused), to_epilogue),)),  # one more value to pass on
+        ]
+        new_prologue.set_provenance(TraceProvenance("Pass bias on"))
+
+        with tracectx(computation_trc):
+            b = TensorProxy(like=unused, name="b")  # the new input, in the computation's names
+        new = with_parameter(computation_trc, b)
+        ret = new.bound_symbols[-1]
+        ((out,),) = (ret.args[0]["output"],)
+        with tracectx(new):
+            new.push_scope([])
+            biased = ltorch.add(out, b)
+            added = new.pop_scope()
+        result = {"output": (biased,), "flat_args": [*ret.args[0]["flat_args"], b]}
+        new.bound_symbols = [*new.bound_symbols[:-1], *added, ret.from_bsym(args=(result,))]
+        new.set_provenance(TraceProvenance("Add bias"))
+        return new_prologue, new, epilogue_trc
+
+
+jg = thunder.jit(g, transforms=[AddBias()], debug_options=thunder.DebugOptions(check_traces=True))
+torch.testing.assert_close(jg(x, bias), g(x, bias) + bias)
+prologue = thunder.last_prologue_traces(jg)[1]
+print(prologue.python(print_depth=1).split("cache_info:")[0] + "...")
+print(prologue.bound_symbols[-1])
+print(thunder.last_traces(jg)[-1])
+
+assert prologue.get_provenance().pss == "Pass bias on"
+assert [p.name for p in prologue.bound_symbols[-1].args[0][0]] == ["x", "t_1"]
+assert [p.name for p in thunder.last_traces(jg)[-1].args] == ["x", "b"]
+assert thunder.last_traces(jg)[0].siginfo().args == [("x", None)]  # the original is unchanged
+# --8<-- [end:new-input]
+
+# --8<-- [start:new-output]
+class AlsoReturnSine(thunder.Transform):
+    """Return sin(x) as a second output: the computation returns it, the epilogue passes it on."""
+
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        sine = next(b.output for b in computation_trc.bound_symbols if b.sym.id == "torch.sin")
+        ret = computation_trc.bound_symbols[-1]
+        result = {**ret.args[0], "output": (*ret.args[0]["output"], sine)}
+        new = from_trace(computation_trc)
+        new.bound_symbols = [*computation_trc.bound_symbols[:-1], ret.from_bsym(args=(result,))]
+        new.set_provenance(TraceProvenance("Also return the sine"))
+
+        with tracectx(epilogue_trc):
+            e = TensorProxy(like=sine, name="sine")
+        new_epilogue = with_parameter(epilogue_trc, e)
+        eret = new_epilogue.bound_symbols[-1]
+        new_epilogue.bound_symbols[-1] = eret.from_bsym(args=((eret.args[0], e),))
+        new_epilogue.set_provenance(TraceProvenance("Also return the sine"))
+        return prologue_trc, new, new_epilogue
+
+
+jg = thunder.jit(g, transforms=[AlsoReturnSine()], debug_options=thunder.DebugOptions(check_traces=True))
+out, sine = jg(x, bias)
+torch.testing.assert_close(out, g(x, bias))
+torch.testing.assert_close(sine, torch.sin(x))
+epilogues = thunder.compile_stats(jg).last_epilogue_traces
+print(epilogues[0])
+print(epilogues[-1])
+print(thunder.last_traces(jg)[-1].bound_symbols[-1])
+
+assert [p.name for p in epilogues[-1].args] == ["t1", "sine"]
+assert len(thunder.last_traces(jg)[-1].bound_symbols[-1].args[0]) == 2
+# --8<-- [end:new-output]
+
+# --8<-- [start:interpret-trace]
+ran = []
+
+
+def run_eagerly(bsym):
+    """symbol_mapper: what to call for each bound symbol (here, PyTorch's own function)."""
+    ran.append(bsym.sym.name)
+    return {"torch.mul": torch.mul, "torch.sin": torch.sin, "torch.matmul": torch.matmul,
+            "torch.add": torch.add}[bsym.sym.id]
+
+
+result = interpret_trace(trc, x, w, symbol_mapper=run_eagerly)
+print(ran, "->", type(result["output"][0]).__name__)
+torch.testing.assert_close(result["output"][0], fn(x, w))
+
+retraced = from_trace(trc)
+with tracectx(retraced):  # the same walk, on proxies, records a new trace
+    interpret_trace(trc, *trc.args,
+                    symbol_mapper=lambda bsym: ltorch.cos if bsym.sym.id == "torch.sin" else bsym.sym)
+print(retraced.python(print_depth=1))
+
+assert ran == ["mul", "sin", "matmul", "add"]  # unpack_trivial and the return are skipped
+assert [b.sym.name for b in retraced.bound_symbols] == ["mul", "cos", "matmul", "add"]
+assert {"y", "t1", "z", "t3"}.isdisjoint(p.name for b in retraced.bound_symbols for p in b.flat_proxy_outs)
+# --8<-- [end:interpret-trace]
+
+# --8<-- [start:substitution-processor]
+class SinToCos(TraceSubstitutionProcessor):
+    def process_bsym(self, bsym):
+        if bsym.sym.id == "torch.sin":
+            self.add_bsyms_from_function(ltorch.cos, *bsym.args)  # records the call and sets the result
+        else:
+            self.add_processed_bsyms([bsym.from_bsym()])  # keep the line
+            self.set_result(bsym.output)
+
+
+substituted, _ = SinToCos(trc)()
+substituted.set_provenance(TraceProvenance("sin to cos"))
+show_diff(trc, substituted)
+
+cos = next(b for b in substituted.bound_symbols if b.sym.id == "torch.cos")
+matmul = next(b for b in substituted.bound_symbols if b.sym.id == "torch.matmul")
+assert matmul.args[0] is cos.output and cos.output.name != "t1"  # the reader was rewired
+assert matmul.output.name == "z" and substituted.bound_symbols[-1].sym.id == prims.PrimIDs.RETURN
+
+
+def fn_cos(x, w):
+    y = x * 1
+    return torch.cos(y) @ w + y
+
+
+class SinToCosTransform(thunder.Transform):
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        new, _ = SinToCos(computation_trc)()
+        new.set_provenance(TraceProvenance("sin to cos"))
+        return prologue_trc, new, epilogue_trc
+
+
+jfn = thunder.jit(fn, transforms=[SinToCosTransform()], debug_options=thunder.DebugOptions(check_traces=True))
+torch.testing.assert_close(jfn(x, w), fn_cos(x, w))
+# --8<-- [end:substitution-processor]
+
+# --8<-- [start:scopes]
+from thunder.extend import OperatorExecutor  # noqa: E402
+
+seen = []
+
+
+def look(where):
+    """Note the scope stack of the trace being recorded."""
+    t = get_tracectx()
+    stack = [None if s is None else [b.sym.name for b in s] for s in t.scopes]
+    seen.append((where, stack, t.scopes[0] is t.bound_symbols))
+
+
+spy = OperatorExecutor("spy")
+
+
+def scaled_sin_like(a):  # a traceable body: its calls are recorded as subsymbols
+    look("start of scaled_sin's body")
+    s = ltorch.sin(a)
+    look("after its sin")
+    return s * 2
+
+
+def peek_meta(a):  # a meta function: the operator is a prim, nothing inside is recorded
+    look("inside peek's meta")
+    return TensorProxy(like=a)
+
+
+scaled_sin = spy.register_operator("scaled_sin", like=scaled_sin_like, fn=lambda a: torch.sin(a) * 2)
+peek = spy.register_operator("peek", meta=peek_meta, fn=lambda a: a.clone())
+
+
+def h(x):
+    y = torch.cos(x)
+    look("in h, after cos")
+    return peek(scaled_sin(y))
+
+
+jh = thunder.jit(h, executors=[spy])
+v = torch.randn(3)
+torch.testing.assert_close(jh(v), torch.sin(torch.cos(v)) * 2)
+for where, stack, bottom_is_the_trace in seen:
+    print(f"{where:<28} scopes = {stack}")
+print(thunder.last_traces(jh)[0].python(print_depth=2).split("\n\n", 1)[1])
+
+assert [s for _, s, _ in seen] == [
+    [["cos"]],
+    [["cos"], []],
+    [["cos"], ["sin"]],
+    [["cos", "scaled_sin"], None],
+]
+assert all(bottom for _, _, bottom in seen)  # scopes[0] is always the trace's own list
+first = thunder.last_traces(jh)[0]
+sub = next(b for b in first.bound_symbols if b.sym.name == "scaled_sin").subsymbols
+assert [b.sym.name for b in sub] == ["sin", "mul"]
+assert not next(b for b in first.bound_symbols if b.sym.name == "peek").subsymbols
+# --8<-- [end:scopes]
+
+# --8<-- [start:scopes-names]
+# Why a scope of the same trace, and not a temporary trace: a temporary trace has its own counter.
+scratch = thunder.core.trace.TraceCtx()
+with tracectx(scratch):
+    made_elsewhere = TensorProxy(like=trc.args[0])
+print("a temporary trace names its first proxy", made_elsewhere.name, "| taken in trc:", made_elsewhere.name in trc.names)
+
+# A scope shares the trace's names: what is recorded there, and then thrown away, keeps its name.
+before = set(trc.names)
+
+
+def record_cos_and_drop(bsym):
+    if bsym.sym.id == "torch.sin":
+        ltorch.cos(bsym.args[0])
+    return VISIT_TYPE.NO_OP
+
+
+kept = visitor_transform(trc, record_cos_and_drop)
+new_names = sorted(kept.names - before)
+printed = {p.name for b in kept.bound_symbols for p in (*b.flat_proxy_args, *b.flat_proxy_outs)}
+print("names taken by the dropped cos:", new_names, "| printed anywhere:", bool(printed & set(new_names)))
+
+assert made_elsewhere.name == "t0" and "t0" in trc.names
+assert len(new_names) == 1 and not printed & set(new_names)
+# --8<-- [end:scopes-names]
