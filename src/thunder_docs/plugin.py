@@ -64,7 +64,8 @@ class ThunderDocsPlugin(BasePlugin[ExecConfig]):
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder) -> LiveReloadServer:
         """`mkdocs serve` watches docs/ only; snippet edits must rebuild too. The worker starts now,
         in the background, so the first snippet edit does not wait for torch and thunder to import."""
-        server.watch(str(self.root / "snippets"))
+        if (self.root / "snippets").is_dir():
+            server.watch(str(self.root / "snippets"))
         if self.config.execute:
             threading.Thread(target=self.runner.warm_up, name="thunder-docs-warm-up", daemon=True).start()
         return server
