@@ -18,7 +18,7 @@ jfn = thunder.jit(fn)
 result = jfn(x, y)
 
 traces = thunder.last_traces(jfn)
-first = traces[0]  # what the interpreter recorded
+first = traces[0]  # the interpreter's trace, as the passes left it
 last = traces[-1]  # what ran
 # --8<-- [end:setup]
 
