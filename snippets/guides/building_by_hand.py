@@ -156,6 +156,7 @@ result = extrace.python_callable()(a, b)
 
 assert torch.equal(result, torch.add(a, b))
 assert extrace.bound_symbols[0].sym.executor is thunder.pytorch_executor
+assert not any(bsym.sym.name == "unpack_trivial" for bsym in extrace.bound_symbols)  # optional by hand
 # --8<-- [end:run]
 
 # --8<-- [start:meta-gotcha]
