@@ -175,6 +175,9 @@ assert isinstance(prologue_traces, list) and len(prologue_traces) == 2  # a list
 assert "TraceCtx" in str(thunder.last_prologue_traces.__annotations__["return"])  # what the annotation says
 assert prologue_traces[1].get_provenance().pss.startswith("Transform for execution")
 assert prologue_traces[0].names is not names  # the prologue has names of its own
+run_by = {bsym.sym.name: bsym.sym.executor.name if bsym.sym.executor else None for bsym in prologue_traces[1].bound_symbols}
+assert run_by["check_tensor_metadata"] == "python"  # the checks: the python executor
+assert run_by["unpack_trivial"] is None and run_by["python_return"] is None  # no executor at all
 # --8<-- [end:prologue]
 
 # --8<-- [start:epilogue]
