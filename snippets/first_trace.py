@@ -65,6 +65,7 @@ print("backward:   ", thunder.last_backward_traces(jgrad)[-1].siginfo().name)
 
 assert computation.siginfo().name == "computation"
 assert [name for name, _ in computation.siginfo().args] == ["t_0_0", "t_0_1"]  # not ["xs", "scale"]
+assert "torch.mul(t_0_0, 3.0)" in computation.python()  # scale: a constant in the call
 assert thunder.last_prologue_traces(jf)[-1].siginfo().name == "prologue"
 assert thunder.compile_stats(jf).last_epilogue_traces[-1].siginfo().name == "epilogue"
 assert thunder.last_backward_traces(jgrad)[-1].siginfo().name == "backward_fn"

@@ -19,6 +19,7 @@ print("torchcompile_xentropy only fuses regions with:", sorted(xentropy.required
 print("torch_compile_ex requires:", torch_compile_ex.required_ops)
 
 assert [ex.name for ex in thunder.get_always_executors()] == ["torch", "python"]
+assert thunder.pytorch_executor is torch_ex  # the torch executor itself
 assert torch_compile_ex.required_ops is None and "torch.nn.functional.cross_entropy" in xentropy.required_ops
 # --8<-- [end:setup]
 
@@ -94,7 +95,7 @@ for bsym in last_div.bound_symbols:
     print(f"{bsym.sym.name:15} executor: {executor!s:6} python_impl: {bsym.sym.python_impl is not None}")
 
 plain_python = {"unpack_trivial", "python_del", "python_return"}
-assert all(b.sym.executor is None and b.sym.python_impl is not None
+assert all(b.sym.executor is None and b.sym.python_impl is not None and b.sym.is_prim
            for b in last_div.bound_symbols if b.sym.name in plain_python)
 assert plain_python <= {b.sym.name for b in last_div.bound_symbols}
 # --8<-- [end:no-executor]
@@ -121,6 +122,7 @@ used = [ex.name for ex in executors_list if not ex.name.startswith("__ad_hoc_exe
 print("executors, in priority order:", used)
 assert isinstance(executors_list[0], thunder.extend.TemporaryExecutor)
 assert executors_list[0].name == f"__ad_hoc_executor_{id(executors_list[0])}"
+assert executors_list[0].implmap == {}  # nothing registered on the fly for this function
 trc = thunder.last_traces(jfn)[-1]
 print(trc)
 
@@ -152,7 +154,8 @@ def examined(fn, *args):
     """What examine prints, as a string (it prints and returns None)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        examine(fn, *args)
+        returned = examine(fn, *args)
+    assert returned is None
     return out.getvalue()
 
 

@@ -248,6 +248,10 @@ show_diff(traces[i - 1], traces[i])
 assert traces[i] is not traces[i - 1] and len(traces[i].bound_symbols) == len(traces[i - 1].bound_symbols)
 assert [b.sym.id for b in traces[i].bound_symbols if b.sym.id in ("torch.mul", "torch.add")] == ["torch.add"]
 assert [b.sym.id for b in traces[i - 1].bound_symbols if b.sym.id in ("torch.mul", "torch.add")] == ["torch.mul"]
+ran = [b for b in traces[-1].bound_symbols if b.sym.name == "add"]
+bound = next(b for b in traces[i].bound_symbols if b.sym.id == "torch.add")
+assert len(bound.subsymbols) == 0  # bind records no subsymbols...
+assert len(ran) == 1 and ran[0].sym.executor.name == "torch"  # ...and the torch executor claims ltorch.add itself
 # --8<-- [end:visitor]
 
 # --8<-- [start:post-optimization]
