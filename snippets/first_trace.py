@@ -32,8 +32,52 @@ print(trc)
 # --8<-- [start:header]
 print(type(trc).__name__)
 print(trc.get_provenance())
+
+
+def pass_name(trace):
+    """The name of the pass that made a trace, without its timing; None for the interpreter's trace."""
+    provenance = trace.get_provenance()
+    return provenance.pss.split(" (took")[0] if provenance else None
+
+
+print(pass_name(trc))
 print(trc.siginfo())
+
+assert "(took" not in pass_name(traces[3]) and "(took" in traces[3].get_provenance().pss
+assert pass_name(traces[0]) is None
 # --8<-- [end:header]
+
+# --8<-- [start:signature]
+def f(xs, scale):  # xs: a list of two tensors, scale: a Python number
+    return xs[0] * scale + xs[1]
+
+
+jf = thunder.jit(f)
+jf([torch.ones(2), torch.ones(2)], 3.0)
+computation = thunder.last_traces(jf)[-1]
+print("computation:", computation.siginfo())
+print("prologue:   ", thunder.last_prologue_traces(jf)[-1].siginfo().name)
+print("epilogue:   ", thunder.compile_stats(jf).last_epilogue_traces[-1].siginfo().name)
+
+jgrad = thunder.jit(fn)
+jgrad(x.clone().requires_grad_(), y)
+print("backward:   ", thunder.last_backward_traces(jgrad)[-1].siginfo().name)
+
+assert computation.siginfo().name == "computation"
+assert [name for name, _ in computation.siginfo().args] == ["t_0_0", "t_0_1"]  # not ["xs", "scale"]
+assert "torch.mul(t_0_0, 3.0)" in computation.python()  # scale: a constant in the call
+assert thunder.last_prologue_traces(jf)[-1].siginfo().name == "prologue"
+assert thunder.compile_stats(jf).last_epilogue_traces[-1].siginfo().name == "epilogue"
+assert thunder.last_backward_traces(jgrad)[-1].siginfo().name == "backward_fn"
+# --8<-- [end:signature]
+
+# --8<-- [start:imports]
+from thunder.core.trace import TraceCtx
+
+print(TraceCtx())  # a trace with no bound symbols at all
+
+assert "import torch\n" in str(TraceCtx())  # torch is imported whatever the trace calls
+# --8<-- [end:imports]
 
 # --8<-- [start:lines]
 for bsym in trc.bound_symbols:
@@ -41,6 +85,19 @@ for bsym in trc.bound_symbols:
     print(f"{bsym.sym.name:15} prints as: {first_line}")
 
 assert len(trc.bound_symbols) == 6
+deleted = trc.bound_symbols[4]
+assert deleted.sym.name == "python_del" and [p.name for p in deleted.flat_proxy_args] == ["t7"]
+
+# A header is printed as comment lines above the line: one bound symbol, two lines.
+noted = trc.bound_symbols[3].from_bsym(header="a header line")
+print(noted.python(indent=0, print_depth=1))
+assert len(noted.python(indent=0, print_depth=1)) == 2
+
+# A loop over bound_symbols sees the top-level operations only, not their subsymbols.
+top_level = [bsym.sym.name for bsym in trc.bound_symbols]
+inside_add = [sub.sym.name for sub in trc.bound_symbols[2].subsymbols[0].subsymbols]
+print("inside add:", inside_add)
+assert "broadcast_in_dim" in inside_add and "broadcast_in_dim" not in top_level
 # --8<-- [end:lines]
 
 # --8<-- [start:add-line]
@@ -54,6 +111,7 @@ ltorch_add = add.subsymbols[0]
 print("subsymbol:  ", ltorch_add.sym.id, "->", [str(sub.sym.id) for sub in ltorch_add.subsymbols])
 
 assert add.sym.executor.name == "torch" and add.output.shape == (3, 3, 3)
+assert add.output.name == "t7" and add.kwargs == {"alpha": 1}
 assert ltorch_add.sym.id == "torch.add" and not ltorch_add.sym.is_prim
 assert all(sub.sym.is_prim for sub in ltorch_add.subsymbols)
 # --8<-- [end:add-line]
@@ -63,6 +121,49 @@ print(trc.python(print_depth=1))
 # --8<-- [end:depth]
 
 # --8<-- [start:first-vs-last]
-print(len(traces), "traces; the first one, straight from the interpreter:")
+print(len(traces), "traces; the first one, the interpreter's trace:")
 print(traces[0])
 # --8<-- [end:first-vs-last]
+
+# --8<-- [start:recorded]
+seen = {}  # what a transform saw while Thunder compiled
+
+
+class Snapshot(thunder.Transform):
+    """Changes nothing: keeps the text and the objects of the trace it is given."""
+
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        mul = computation_trc.bound_symbols[3]
+        seen.update(trace=computation_trc, mul=mul, text=str(mul), subsymbols=list(mul.subsymbols))
+        return prologue_trc, computation_trc, epilogue_trc
+
+
+jsnap = thunder.jit(fn, transforms=[Snapshot()])
+jsnap(x, y)
+snap_traces = thunder.last_traces(jsnap)
+
+print("while compiling, the hook saw:")
+print(seen["text"])
+print("after compiling, last_traces(jsnap)[0] shows:")
+print(snap_traces[0].bound_symbols[3])
+
+convert = seen["subsymbols"][0]
+assert [sub.sym.name for sub in seen["subsymbols"]] == ["convert_element_type", "mul"]
+assert convert.args == (2, float) and convert.output == 2.0  # a constant: no proxy, printed as _
+assert [sub.sym.name for sub in snap_traces[0].bound_symbols[3].subsymbols] == ["mul"]
+assert seen["trace"] is snap_traces[2]  # the hook got traces[2], which dead-code elimination read next
+assert snap_traces[0].bound_symbols[3] is seen["mul"] is snap_traces[2].bound_symbols[3]  # one object
+assert snap_traces[1].bound_symbols[3] is seen["mul"]
+
+from thunder.core import prims
+from thunder.core.trace import from_trace, tracectx
+
+z = snap_traces[0].bound_symbols[2].output
+with tracectx(from_trace(snap_traces[0])):
+    try:
+        prims.mul(z, 2)  # the prim itself: no type promotion
+    except RuntimeError as error:
+        message = str(error)
+print("prims.mul(z, 2) raises:", message)
+assert "found the numbertype <class 'int'>" in message
+# --8<-- [end:recorded]

@@ -18,12 +18,12 @@ jfn = thunder.jit(fn)
 result = jfn(x, y)
 
 traces = thunder.last_traces(jfn)
-first = traces[0]  # what the interpreter recorded
+first = traces[0]  # the interpreter's trace, as the passes left it
 last = traces[-1]  # what ran
 # --8<-- [end:setup]
 
 # --8<-- [start:fields]
-from thunder.core.symbol import BoundSymbol
+from thunder.core.symbol import BoundSymbol, BoundSymbolTag
 
 add = first.bound_symbols[2]  # the line for `z = x + y`
 print("sym:             ", add.sym, "id:", add.sym.id)
@@ -50,7 +50,8 @@ for bsym in last.bound_symbols:
     print(f"{bsym.sym.name:15}", bsym.python(indent=0, print_depth=1))
 
 assert add.python(indent=0, print_depth=-1) == repr(add).splitlines()
-assert len(add.python(indent=0, print_depth=1)) == 1  # one line per bound symbol
+assert len(add.python(indent=0, print_depth=1)) == 1  # no header: one line
+assert all(len(bsym.python(indent=0, print_depth=1)) == 1 for bsym in last.bound_symbols)
 # --8<-- [end:lines]
 
 # --8<-- [start:flat]
@@ -70,14 +71,21 @@ assert ret.output is None and ret.flat_proxy_outs == ()
 twin = add.from_bsym(output=mul.output)  # same call, another output
 print(add.rhs)
 print("same right-hand side:", twin.rhs == add.rhs)
-print("equal bound symbols: ", twin == add)
 
-assert twin.rhs == add.rhs and twin != add
+copy_add, copy_mul = add.from_bsym(), mul.from_bsym()  # exact copies
+print("add.from_bsym() == add:", copy_add == add, "| kwargs:", add.kwargs)
+print("mul.from_bsym() == mul:", copy_mul == mul, "| kwargs:", mul.kwargs)
+
+tagged_twin = add.from_bsym(tags={BoundSymbolTag.BACKWARD})
+print("rhs.backward:", add.rhs.backward, "| tagged BACKWARD:", tagged_twin.rhs.backward)
+
+assert twin.rhs == add.rhs
+assert copy_add != add and copy_mul == mul  # == is False for every bound symbol with kwargs
+assert add == add  # ...except the very same object
+assert tagged_twin.rhs != add.rhs and tagged_twin.rhs.backward is True
 # --8<-- [end:rhs]
 
 # --8<-- [start:tags]
-from thunder.core.symbol import BoundSymbolTag
-
 print("tags in the forward trace:", [bsym.tags for bsym in last.bound_symbols])
 
 jgrad = thunder.jit(fn)
@@ -97,22 +105,28 @@ z = add.output
 new = from_trace(first)  # an empty copy that shares the names of `first`
 new.bound_symbols = list(first.bound_symbols[:-1])  # everything but the return
 with tracectx(new):
-    w = ltorch.sub(z, 1)  # appends a bound symbol, returns its output proxy
+    w = ltorch.sub(mul.output, 1)  # appends a bound symbol, returns its output proxy
 
 print(new.bound_symbols[-1])
 assert new.bound_symbols[-1].output is w and len(first.bound_symbols) == 5
 assert w.name in first.names  # the shared names set
+assert [sub.sym.name for sub in new.bound_symbols[-1].subsymbols] == ["convert_element_type", "sub"]
 # --8<-- [end:call]
 
 # --8<-- [start:bind]
+at = new.bound_symbols.index(mul)
 with tracectx(new):
-    halved = ltorch.true_divide.bind(w, 2, output=mul.output)  # a new call that writes an existing output
+    halved = ltorch.true_divide.bind(z, 2, output=mul.output)  # a new call that writes mul's output
 
 print(halved)
-print("appended:", new.bound_symbols[-1] is halved)
-new.bound_symbols.append(halved)  # bind never appends: place it yourself
+print("appended:", halved in new.bound_symbols)
+new.bound_symbols[at] = halved  # bind never appends: put it in place of the multiplication yourself
+print(new.python(print_depth=1).split("):\n", 1)[1])
 
 assert halved.output is mul.output and halved.subsymbols == ()
+assert new.bound_symbols[-1].args[0] is mul.output  # the sub still reads it, unchanged
+written = [p.name for bsym in new.bound_symbols for p in bsym.flat_proxy_outs]
+assert len(written) == len(set(written))  # every name is assigned once
 # --8<-- [end:bind]
 
 # --8<-- [start:scope]
@@ -131,6 +145,7 @@ noted = mul.from_bsym(header="z doubled")  # everything copied, one field change
 print(noted)
 
 assert noted.sym is mul.sym and noted.args is mul.args and noted.output is mul.output
+assert len(noted.python(indent=0, print_depth=1)) == 2  # with print_depth=1: the header line, then the call
 # --8<-- [end:from-bsym]
 
 # --8<-- [start:swap]

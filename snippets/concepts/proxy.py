@@ -18,7 +18,7 @@ jfn = thunder.jit(fn)
 result = jfn(x, y)
 
 traces = thunder.last_traces(jfn)
-first = traces[0]  # what the interpreter recorded
+first = traces[0]  # the interpreter's trace, as the passes left it
 last = traces[-1]  # what ran
 # --8<-- [end:setup]
 
@@ -75,6 +75,18 @@ for bsym in first.bound_symbols[:2]:
     print(bsym.sym.name, "kwargs:", bsym.kwargs, "output:", bsym.output.name)
 
 assert [bsym.kwargs["name"] for bsym in first.bound_symbols[:2]] == ["t_0", "t_1"]
+
+from thunder.core import prims
+
+fresh = TraceCtx()
+with tracectx(fresh):
+    a = proxy(torch.ones(2), name="t_7")  # what the jit does: the proxy takes the name
+    after_proxy = set(fresh.names)
+    prims.unpack_trivial(a, name="some_other_name")  # binding unpack_trivial takes none
+print("names after proxy(..., name='t_7'):", sorted(after_proxy))
+print("names after unpack_trivial:       ", sorted(fresh.names))
+
+assert after_proxy == {"t_7"} and fresh.names == {"t_7"}
 # --8<-- [end:unpack]
 
 # --8<-- [start:spy]

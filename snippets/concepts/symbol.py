@@ -18,7 +18,7 @@ jfn = thunder.jit(fn)
 result = jfn(x, y)
 
 traces = thunder.last_traces(jfn)
-first = traces[0]  # what the interpreter recorded
+first = traces[0]  # the interpreter's trace, as the passes left it
 last = traces[-1]  # what ran
 # --8<-- [end:setup]
 
@@ -52,6 +52,26 @@ assert torch_executor.opmap["add"].id == "add" and torch_executor.opmap["add"].e
 assert first_add.sym is ltorch.add and first_add.subsymbols[1].sym is prims.add
 assert last_add.sym is torch_executor.opmap["add"] and last_add.subsymbols[0].sym is ltorch.add
 # --8<-- [end:three-kinds]
+
+# --8<-- [start:spellings]
+def recorded(f):
+    """The symbols of the operations the interpreter records for f(tensor)."""
+    jf = thunder.jit(f)
+    jf(torch.ones(2))
+    return [bsym.sym for bsym in thunder.last_traces(jf)[0].bound_symbols[1:-1]]
+
+
+spellings = {
+    "x.sin()": recorded(lambda x: x.sin()),
+    "torch.sin(x)": recorded(lambda x: torch.sin(x)),
+    "torch.Tensor.sin(x)": recorded(lambda x: torch.Tensor.sin(x)),
+}
+for spelling, syms in spellings.items():
+    print(f"{spelling:20}", [(sym.name, sym.id) for sym in syms])
+
+assert all(syms == [ltorch.sin] for syms in spellings.values())  # one symbol, id "torch.sin"
+assert ltorch.sin.id == "torch.sin"
+# --8<-- [end:spellings]
 
 # --8<-- [start:fields]
 import inspect

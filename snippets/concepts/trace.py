@@ -18,7 +18,7 @@ jfn = thunder.jit(fn)
 result = jfn(x, y)
 
 traces = thunder.last_traces(jfn)
-first = traces[0]  # what the interpreter recorded
+first = traces[0]  # the interpreter's trace (as the passes left it: see "Passes share bound symbols")
 last = traces[-1]  # what ran
 # --8<-- [end:setup]
 
@@ -75,11 +75,18 @@ assert isinstance(result, torch.Tensor)  # jfn unwrapped the tuple
 # --8<-- [end:callable]
 
 # --8<-- [start:provenance]
+def pass_name(trace):
+    """The name of the pass that made a trace, without its timing; None for the interpreter's trace."""
+    provenance = trace.get_provenance()
+    return provenance.pss.split(" (took")[0] if provenance else None
+
+
 for i, trc in enumerate(traces):
-    print(f"[{i}]", trc.get_provenance())
+    print(f"[{i}]", pass_name(trc), "|", trc.get_provenance())
 
 assert traces[0].get_provenance() is None
 assert all(trc.get_provenance() is not None for trc in traces[1:])
+assert pass_name(traces[3]) == "Dead Code Elimination" != traces[3].get_provenance().pss
 # --8<-- [end:provenance]
 
 # --8<-- [start:from-trace]
@@ -102,12 +109,49 @@ print(copy.python().splitlines()[0])
 assert copy.bound_symbols is not last.bound_symbols
 # --8<-- [end:from-trace]
 
+# --8<-- [start:shared]
+import thunder.torch as ltorch
+from thunder.core import prims
+from thunder.core.trace import tracectx
+from thunder.core.transform_common import dce
+
+mine = from_trace(first)  # a trace of our own, in which we double y
+with tracectx(mine):
+    doubled = ltorch.mul(first.args[1], 2)
+    prims.python_return(doubled)
+mul = mine.bound_symbols[0]
+print("before dce:", mul)
+
+dced = dce(mine)  # a pass: returns a new trace...
+print("after dce: ", mul)  # ...and has edited the bound symbol of its input
+
+assert dced is not mine and mine.bound_symbols[0] is mul
+assert [sub.sym.name for sub in mul.subsymbols] == ["mul"]  # convert_element_type is gone from `mine`
+assert first.bound_symbols[3] is traces[1].bound_symbols[3] is traces[2].bound_symbols[3]  # shared objects
+# --8<-- [end:shared]
+
 # --8<-- [start:alias]
+import ast
+from pathlib import Path
+
+package = Path(thunder.__file__).parent
+found = {}  # file -> True if the import is only for type checkers
+for path in sorted(package.rglob("*.py")):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    guarded = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+               for n in ast.walk(node)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "thunder.core.trace" and any(
+            alias.name == "TraceCtx" and alias.asname == "Trace" for alias in node.names
+        ):
+            found[path.relative_to(package.parent).as_posix()] = id(node) in guarded
+
+for file, type_checking_only in found.items():
+    print(file + (" (under TYPE_CHECKING)" if type_checking_only else ""))
+
 from thunder.core import transform_common, transforms, update_aliases
 
-for module in (transforms, transform_common, update_aliases):
-    print(f"{module.__name__}.Trace is TraceCtx:", module.Trace is TraceCtx)
-
+assert len(found) == 5 and sum(found.values()) == 1  # five modules; one imports it for type checkers only
 assert transforms.Trace is transform_common.Trace is update_aliases.Trace is TraceCtx
 # --8<-- [end:alias]
 

@@ -60,6 +60,7 @@ print("parameters:", [name for name, _ in bw.siginfo().args])
 
 assert TraceTag.BACKWARD in bw.tags
 assert [name for name, _ in bw.siginfo().args] == ["saved_for_backward", "cotangents"]
+assert "C0, C1, = saved_for_backward" in bw.python()  # saved tensors, saved non-tensors
 # --8<-- [end:backward]
 
 # --8<-- [start:tags]

@@ -104,7 +104,7 @@ with tracectx(trc_b):
     trc_b.bound_symbols.append(prims.python_return.bind(out, output=None))
 print(trc_b)
 
-assert add.subsymbols == () and trc_b.output is out
+assert add.subsymbols == () and trc_b.output is out and out.name == "t0"  # the first free name
 assert [bsym.sym for bsym in trc_b.bound_symbols] == [bsym.sym for bsym in trc_a.bound_symbols]
 # --8<-- [end:way-b]
 
@@ -156,6 +156,7 @@ result = extrace.python_callable()(a, b)
 
 assert torch.equal(result, torch.add(a, b))
 assert extrace.bound_symbols[0].sym.executor is thunder.pytorch_executor
+assert not any(bsym.sym.name == "unpack_trivial" for bsym in extrace.bound_symbols)  # optional by hand
 # --8<-- [end:run]
 
 # --8<-- [start:meta-gotcha]

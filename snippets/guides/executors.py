@@ -19,6 +19,7 @@ print("torchcompile_xentropy only fuses regions with:", sorted(xentropy.required
 print("torch_compile_ex requires:", torch_compile_ex.required_ops)
 
 assert [ex.name for ex in thunder.get_always_executors()] == ["torch", "python"]
+assert thunder.pytorch_executor is torch_ex  # the torch executor itself
 assert torch_compile_ex.required_ops is None and "torch.nn.functional.cross_entropy" in xentropy.required_ops
 # --8<-- [end:setup]
 
@@ -68,12 +69,36 @@ assert any(bsym.sym.id is PrimIDs.DIV for bsym in grad_trc.bound_symbols)  # the
 assert any(bsym.sym.name == "torch_div_prim_impl" for bsym in trc.bound_symbols)
 assert impl.__qualname__ == "_div_prim_impl"
 
+with_ctx = [bsym.sym.name for bsym in trc.bound_symbols if bsym._call_ctx]
+print("bound symbols with a call context:", with_ctx)
+assert with_ctx == ["torch_div_prim_impl"]  # only the symbol registered with fn=
+assert sorted(trc.python_ctx()) == ["torch_div_prim_impl"]
+
 with torch.no_grad():
     jdiv(a, b)
-no_grad = [bsym.sym.name for bsym in thunder.last_traces(jdiv)[-1].bound_symbols if "div" in bsym.sym.name]
-print("without grad:", no_grad)
-assert no_grad == ["true_divide"]
+no_grad_trc = thunder.last_traces(jdiv)[-1]
+no_grad = [bsym.sym.name for bsym in no_grad_trc.bound_symbols if "div" in bsym.sym.name]
+print("without grad:", no_grad, "| call contexts:", [b.sym.name for b in no_grad_trc.bound_symbols if b._call_ctx])
+assert no_grad == ["true_divide"] and not any(b._call_ctx for b in no_grad_trc.bound_symbols)
 # --8<-- [end:names]
+
+# --8<-- [start:no-executor]
+def scaled_sum(a, b):
+    return (a + b) * 2  # the sum is freed after the multiplication: a del line
+
+
+jsum = thunder.jit(scaled_sum)
+jsum(a.detach(), b)
+last_div = thunder.last_traces(jsum)[-1]
+for bsym in last_div.bound_symbols:
+    executor = bsym.sym.executor.name if bsym.sym.executor else None
+    print(f"{bsym.sym.name:15} executor: {executor!s:6} python_impl: {bsym.sym.python_impl is not None}")
+
+plain_python = {"unpack_trivial", "python_del", "python_return"}
+assert all(b.sym.executor is None and b.sym.python_impl is not None and b.sym.is_prim
+           for b in last_div.bound_symbols if b.sym.name in plain_python)
+assert plain_python <= {b.sym.name for b in last_div.bound_symbols}
+# --8<-- [end:no-executor]
 
 # --8<-- [start:fusion]
 device = os.environ.get("THUNDER_DOCS_DEVICE", "cpu")
@@ -91,8 +116,13 @@ b = torch.randn(4, device=device)
 jfn = thunder.jit(fn, executors=executors)
 assert torch.allclose(jfn(a, b), fn(a, b))
 
-used = [ex.name for ex in thunder.compile_data(jfn).executors_list if not ex.name.startswith("__ad_hoc")]
+executors_list = thunder.compile_data(jfn).executors_list
+print("first in the list:", type(executors_list[0]).__name__, "named __ad_hoc_executor_<id>")
+used = [ex.name for ex in executors_list if not ex.name.startswith("__ad_hoc_executor_")]
 print("executors, in priority order:", used)
+assert isinstance(executors_list[0], thunder.extend.TemporaryExecutor)
+assert executors_list[0].name == f"__ad_hoc_executor_{id(executors_list[0])}"
+assert executors_list[0].implmap == {}  # nothing registered on the fly for this function
 trc = thunder.last_traces(jfn)[-1]
 print(trc)
 
@@ -114,9 +144,29 @@ assert region.sym.name in ctx
 # --8<-- [end:python-ctx]
 
 # --8<-- [start:examine]
+import contextlib
+import io
+
 from thunder.examine import examine, get_fusion_symbols, get_fusions
 
-examine(fn, a, b)
+
+def examined(fn, *args):
+    """What examine prints, as a string (it prints and returns None)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        returned = examine(fn, *args)
+    assert returned is None
+    return out.getvalue()
+
+
+report = examined(fn, a, b)
+report_abs = examined(lambda t: torch.absolute(t).sin(), a)  # torch.absolute: registered automatically
+for text in (report, "---", report_abs):
+    print("\n".join(line.rstrip() for line in text.splitlines()))
+
+assert report.startswith("Found 3 distinct operations, of which 3 (100.0%) are supported")
+assert "sin" not in report and "add" not in report  # supported operations are counted, not listed
+assert "automatically registered" in report_abs and "absolute" in report_abs and "sin" not in report_abs
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")

@@ -26,6 +26,7 @@ for i, trc in enumerate(traces):
     print(f"traces[{i}]:", provenance.pss if provenance else "no provenance (the interpreter's trace)")
 
 assert len(traces) == 7 and traces[0].get_provenance() is None
+assert all(traces[0].bound_symbols[i] is traces[2].bound_symbols[i] for i in range(3))  # shared objects
 # --8<-- [end:list]
 
 # --8<-- [start:first]
@@ -170,9 +171,13 @@ for i, trc in enumerate(prologue_traces):
 print()
 print(prologue_traces[0])
 
-assert len(prologue_traces) == 2
+assert isinstance(prologue_traces, list) and len(prologue_traces) == 2  # a list, not one TraceCtx
+assert "TraceCtx" in str(thunder.last_prologue_traces.__annotations__["return"])  # what the annotation says
 assert prologue_traces[1].get_provenance().pss.startswith("Transform for execution")
 assert prologue_traces[0].names is not names  # the prologue has names of its own
+run_by = {bsym.sym.name: bsym.sym.executor.name if bsym.sym.executor else None for bsym in prologue_traces[1].bound_symbols}
+assert run_by["check_tensor_metadata"] == "python"  # the checks: the python executor
+assert run_by["unpack_trivial"] is None and run_by["python_return"] is None  # no executor at all
 # --8<-- [end:prologue]
 
 # --8<-- [start:epilogue]
@@ -183,12 +188,35 @@ print(epilogue_traces[0])
 assert len(epilogue_traces) == 1 and epilogue_traces[0].siginfo().name == "epilogue"
 # --8<-- [end:epilogue]
 
-# --8<-- [start:cache-constant]
+# --8<-- [start:cache-options]
+from thunder.core.options import CACHE_OPTIONS
+
+
 def scale(v, n):
     return v * n
 
 
 v = torch.ones(3)
+print([option.name for option in CACHE_OPTIONS])
+
+jscale_none = thunder.jit(scale, cache="no caching")
+jscale_none(v, 2.0)
+jscale_none(v, 2.0)
+stats = thunder.compile_stats(jscale_none)
+print("no caching, the same call twice:", "hits:", stats.cache_hits, "misses:", stats.cache_misses)
+
+try:
+    thunder.jit(scale, cache="same input")(v, 2.0)
+except NotImplementedError as error:
+    message = str(error)
+print("same input:", message)
+
+assert len(CACHE_OPTIONS) == 4 and (stats.cache_hits, stats.cache_misses) == (0, 2)
+assert message == "cache option SAME_INPUT is not supported"
+assert '"symbolic values"' not in thunder.jit.__doc__  # the docstring lists the other three only
+# --8<-- [end:cache-options]
+
+# --8<-- [start:cache-constant]
 jscale = thunder.jit(scale)  # the default: cache="constant values"
 jscale(v, 2.0)
 jscale(v, 3.0)
@@ -201,6 +229,7 @@ for line in thunder.last_prologue_traces(jscale)[-1].python(print_depth=1).split
         print(line)
 
 assert (stats.cache_hits, stats.cache_misses) == (0, 2)  # a new number, a new compilation
+assert "check_number_type_and_value(f0, 3.0)" in thunder.last_prologue_traces(jscale)[-1].python()
 assert thunder.last_traces(jscale)[-1].siginfo().args == [("v", None)]  # n is not an input
 # --8<-- [end:cache-constant]
 

@@ -58,6 +58,10 @@ class Recorder(thunder.Transform):
         self.log.append(f"{self.name}.transform_trace_post_optimization {tags}")
         return computation_trace
 
+    def reverse_transform_state_dict_for_submodule(self, model, submodule_name, state_dict):
+        self.log.append(f"{self.name}.reverse_transform_state_dict_for_submodule({submodule_name!r})")
+        return state_dict
+
 
 log = []
 model = torch.nn.Sequential(torch.nn.Linear(3, 2))  # its parameters require grad
@@ -68,7 +72,12 @@ log.append("--- first call returned")
 tmodel(torch.randn(4, 3))
 log.append("--- second call returned")
 tmodel.load_original_state_dict(model.state_dict())
+log.append("--- load_original_state_dict returned")
+tmodel.original_state_dict()
 print("\n".join(log))
+
+hooks = sorted(name for name in vars(thunder.Transform) if "transform" in name)
+print("hooks:", hooks)
 
 assert log[:3] == ["A.transform_module", "B.transform_module", "--- thunder.jit returned"]
 assert log[3:9] == [
@@ -80,6 +89,21 @@ assert log[3:9] == [
     "B.transform_trace_post_optimization ['TraceTag.BACKWARD']",
 ]
 assert log[9:11] == ["--- first call returned", "--- second call returned"]
+assert log[11:] == [
+    "A.transform_state_dict_for_submodule('0')",
+    "B.transform_state_dict_for_submodule('0')",
+    "--- load_original_state_dict returned",
+    "B.reverse_transform_state_dict_for_submodule('0')",  # in reverse order
+    "A.reverse_transform_state_dict_for_submodule('0')",
+]
+assert len(hooks) == 5 and "reverse_transform_state_dict_for_submodule" in hooks
+
+import thunder.core.transforms
+
+# thunder.jit's docstring names thunder.core.transforms.Transform: an import of the class there.
+assert "thunder.core.transforms.Transform" in thunder.jit.__doc__
+assert thunder.Transform.__module__ == "thunder.core.transform_common"  # where it is defined
+assert thunder.core.transforms.Transform is thunder.Transform
 # --8<-- [end:hooks]
 
 # --8<-- [start:building-blocks]
@@ -193,6 +217,43 @@ i = made_by(traces, "Round matmul outputs to bfloat16")
 show_diff(traces[i - 1], traces[i])
 # --8<-- [end:insert]
 
+# --8<-- [start:visitor]
+from thunder.core.trace import get_tracectx
+from thunder.core.transforms import VISIT_TYPE, visitor_transform
+
+
+def visit(bsym):
+    """Called once per bound symbol; what it calls is recorded in a fresh scope."""
+    if not is_mul_by_two(bsym):
+        return VISIT_TYPE.NO_OP  # keep the bound symbol as it is
+    x, trc = bsym.args[0], get_tracectx()  # trc: the new trace that visitor_transform builds
+    trc.set_current_source_location(bsym.source_filename, bsym.source_positions)
+    trc.peek_scope().append(ltorch.add.bind(x, x, output=bsym.output))  # the same output
+    return VISIT_TYPE.REPLACE  # the scope replaces the bound symbol
+
+
+class VisitMulByTwo(thunder.Transform):
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        new = visitor_transform(computation_trc, visit, provenance="Visit: x * 2 to x + x")
+        return prologue_trc, new, epilogue_trc
+
+
+jfn = thunder.jit(fn, transforms=[VisitMulByTwo()])
+assert torch.equal(jfn(x, w), fn(x, w))
+
+traces = thunder.last_traces(jfn)
+i = made_by(traces, "Visit: x * 2 to x + x")
+show_diff(traces[i - 1], traces[i])
+
+assert traces[i] is not traces[i - 1] and len(traces[i].bound_symbols) == len(traces[i - 1].bound_symbols)
+assert [b.sym.id for b in traces[i].bound_symbols if b.sym.id in ("torch.mul", "torch.add")] == ["torch.add"]
+assert [b.sym.id for b in traces[i - 1].bound_symbols if b.sym.id in ("torch.mul", "torch.add")] == ["torch.mul"]
+ran = [b for b in traces[-1].bound_symbols if b.sym.name == "add"]
+bound = next(b for b in traces[i].bound_symbols if b.sym.id == "torch.add")
+assert len(bound.subsymbols) == 0  # bind records no subsymbols...
+assert len(ran) == 1 and ran[0].sym.executor.name == "torch"  # ...and the torch executor claims ltorch.add itself
+# --8<-- [end:visitor]
+
 # --8<-- [start:post-optimization]
 calls = collections.Counter()  # how many times each trace ran
 counter_ex = OperatorExecutor("counter")
@@ -279,6 +340,30 @@ assert edited.flat_args[0] is sin.args[0]
 edited.args = (x_proxy,)
 assert edited.flat_args[0] is not x_proxy
 # --8<-- [end:shared-bsyms]
+
+# --8<-- [start:dce-edits]
+seen = {}
+
+
+class Look(thunder.Transform):
+    """Changes nothing; notes the subsymbols of `y * 2` as this hook sees them."""
+
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        mul = next(b for b in computation_trc.bound_symbols if b.sym.id == "torch.mul")
+        seen.update(mul=mul, subsymbols=[sub.sym.name for sub in mul.subsymbols])
+        return prologue_trc, computation_trc, epilogue_trc
+
+
+jlook = thunder.jit(fn, transforms=[Look()])
+jlook(x, w)
+mul_after = next(b for b in thunder.last_traces(jlook)[0].bound_symbols if b.sym.id == "torch.mul")
+print("in the hook:           ", seen["subsymbols"])
+print("in last_traces(jlook)[0]:", [sub.sym.name for sub in mul_after.subsymbols])
+
+assert mul_after is seen["mul"]  # the same bound symbol object...
+assert seen["subsymbols"] == ["convert_element_type", "mul"]  # ...had two subsymbols in the hook
+assert [sub.sym.name for sub in mul_after.subsymbols] == ["mul"]  # ...and DCE removed one in place
+# --8<-- [end:dce-edits]
 
 # --8<-- [start:inplace-helpers]
 own = from_trace(traces[0])  # a trace of our own...

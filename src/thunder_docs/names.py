@@ -60,6 +60,8 @@ API: dict[str, tuple[str, ...]] = {
     "thunder.core.module.ThunderModule": ("ThunderModule",),
     "thunder.last_interpreter_log": ("last_interpreter_log",),
     "thunder.print_last_interpreter_log": ("print_last_interpreter_log",),
+    "thunder.compile_data": ("compile_data",),
+    "thunder.pytorch_executor": (),
 }
 
 NAMES: dict[str, str] = {name: ident for ident, names in API.items() for name in (ident, *names)}
