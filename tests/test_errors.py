@@ -4,7 +4,10 @@ Each case builds a throwaway site in a temporary folder. Its plugin preloads not
 these builds take seconds; the builds that must fail run in this process.
 """
 
+import re
 import textwrap
+import time
+from pathlib import Path
 
 import pytest
 
@@ -105,3 +108,27 @@ def test_missing_section(throwaway):
 @pytest.mark.parametrize("fence", ["```python\nprint('typed by hand')\n```", '```python title="x"\nprint(1)\n```'])
 def test_code_typed_on_the_page(throwaway, fence):
     assert_fails_cleanly(throwaway, f"# Page\n\n{fence}\n", "docs/page.md:3", "must only include snippet sections")
+
+
+def test_a_page_leaves_nothing_running(throwaway):
+    """A section that starts a process: the build ends it with the page (its process group)."""
+    snippet = ('# --8<-- [start:spawn]\nimport subprocess\nchild = subprocess.Popen(["sleep", "600"])\n'
+               'print("started", child.pid)\n# --8<-- [end:spawn]\n')
+    throwaway.write({"snippets/page.py": snippet,
+                     "docs/page.md": '# Page\n\n```python\n--8<-- "snippets/page.py:spawn"\n```\n'})
+    proc = throwaway.build()
+    assert proc.returncode == 0, proc.stdout
+    pid = int(re.search(r"started (\d+)", throwaway.html())[1])
+    deadline = time.monotonic() + 10
+    while _running(pid):
+        assert time.monotonic() < deadline, f"the section's child process {pid} still runs after the build"
+        time.sleep(0.1)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"

@@ -63,6 +63,7 @@ def test_a_notebook_that_runs_builds(throwaway):
     proc = site(throwaway, notebook("x = 6 * 7", "print('answer', x)")).build()
     assert proc.returncode == 0, proc.stdout
     assert "answer 42" in throwaway.html("tour")
+    assert "IPKernelApp" not in proc.stdout and "TCP" not in proc.stdout, "the kernel's chatter reached the log"
 
 
 def test_a_cell_that_raises_fails_the_build(throwaway):

@@ -47,15 +47,18 @@ def executed_copy(path: Path, shown: str, root: Path, cache_dir: Path, context: 
 def execute(path: Path, shown: str, root: Path, timeout: float) -> tuple[str, str]:
     """The executed notebook, and what its kernel wrote to stderr (kept off the terminal)."""
     import nbformat
+    from jupyter_client import KernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     notebook = nbformat.read(path, as_version=4)
     os.environ["PYTHONHASHSEED"] = "0"  # passed to the kernel: sets print in the order the pages show
-    client = NotebookClient(notebook, timeout=timeout, kernel_name="python3", allow_errors=False,
-                            record_timing=False, resources={"metadata": {"path": str(root)}})
     try:
-        with tempfile.TemporaryFile() as stderr:
+        with tempfile.TemporaryDirectory(prefix="thunder-docs-kernel-") as sockets, tempfile.TemporaryFile() as stderr:
+            # Unix sockets in a private folder, not TCP: nothing listens on the network.
+            kernel = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
+            client = NotebookClient(notebook, km=kernel, timeout=timeout, allow_errors=False, record_timing=False,
+                                    resources={"metadata": {"path": str(root)}})
             try:
                 client.execute(stderr=stderr)  # passed on to the kernel's process
             finally:
