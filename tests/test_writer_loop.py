@@ -125,3 +125,16 @@ def _served_at(proc) -> str:
 
 def _get(url: str) -> str:
     return urllib.request.urlopen(url, timeout=30).read().decode()
+
+
+def test_a_changed_appended_file_renders_the_entries_again(throwaway):
+    """pymdownx.snippets appends the glossary's abbreviations to docstrings too."""
+    site(throwaway, api="# API\n\n::: thunder.core.trace.from_trace\n")
+    (throwaway.folder / "abbreviations.md").write_text("*[trace]: A first definition.\n")
+    yml = (throwaway.folder / "mkdocs.yml").read_text().replace(
+        "- pymdownx.snippets\n", "- abbr\n- pymdownx.snippets:\n    auto_append: [abbreviations.md]\n")
+    (throwaway.folder / "mkdocs.yml").write_text(yml)
+    build(throwaway)
+    assert reused(build(throwaway))[1] == 0
+    (throwaway.folder / "abbreviations.md").write_text("*[trace]: A second definition.\n")
+    assert reused(build(throwaway)) == (0, 1)

@@ -9,7 +9,8 @@ aliases are replayed as the handler would have produced them. Everything else (a
 inventory, the table of contents) runs as usual on what is replayed.
 
 An entry's key hashes the identifier, the handler's options for it, the locale, the Markdown
-extensions docstrings are converted with, and the versions of every package that shapes the
+extensions docstrings are converted with (and the text of the files pymdownx.snippets appends
+to every conversion, such as the glossary's abbreviations), and the versions of every package that shapes the
 result (Thunder, mkdocstrings, its Python handler, griffe, Ruff, Markdown, pymdown-extensions,
 Material). A new Thunder or a changed option renders the entry again.
 """
@@ -123,7 +124,7 @@ class ReferenceCachePlugin(BasePlugin[ReferenceCacheConfig]):
             raise RuntimeError("thunder-refcache needs the mkdocstrings plugin")
         root = Path(config.config_file_path).resolve().parent
         self.cache = ReferenceCache(root / self.config.cache_dir,
-                                    [config.markdown_extensions, config.mdx_configs])
+                                    [config.markdown_extensions, config.mdx_configs, _appended_files(config, root)])
         self.cache.install(mkdocstrings.get_handler(self.config.handler), config.theme.get("locale") and
                            str(config.theme["locale"]))
         return files
@@ -131,3 +132,18 @@ class ReferenceCachePlugin(BasePlugin[ReferenceCacheConfig]):
     def on_post_build(self, config: MkDocsConfig) -> None:
         if self.cache is not None:
             log.info("API reference: %d entries reused, %d rendered", self.cache.hits, self.cache.misses)
+
+
+def _appended_files(config: MkDocsConfig, root: Path) -> dict[str, str]:
+    """The files pymdownx.snippets appends to every conversion (docstrings too), with their text:
+    the glossary's abbreviations, for one, mark terms inside docstrings."""
+    snippets = config.mdx_configs.get("pymdownx.snippets", {})
+    bases = [Path(b) for b in snippets.get("base_path", ["."])]
+    found = {}
+    for name in snippets.get("auto_append", []):
+        for base in bases:
+            path = (base if base.is_absolute() else root / base) / name
+            if path.is_file():
+                found[name] = path.read_text(encoding="utf-8")
+                break
+    return found

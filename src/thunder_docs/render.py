@@ -12,12 +12,20 @@ from .model import Page, Site
 from .results import CPU, CUDA
 from .sections import Include
 
+# Code and printed output stay out of the search index (Material skips elements marked
+# data-search-exclude): the index loads with every page, and the prose and the reference
+# already name what the code uses. The page's file keeps a bare ```python fence (mktestdocs).
+NOT_SEARCHED = 'data-search-exclude="true"'
+
 
 def insert_outputs(site: Site, page: Page, markdown: str, machine: str) -> str:
     """The page's Markdown with an output block after each include's fence."""
     lines = markdown.split("\n")
     for inc in reversed(page.includes):
         lines[inc.fence.end + 1 : inc.fence.end + 1] = _outputs(site, page, inc, machine)
+        opening = lines[inc.fence.start]
+        fence = opening.lstrip()[: len(opening.lstrip()) - len(opening.lstrip().lstrip("`~"))]
+        lines[inc.fence.start] = f"{inc.fence.indent}{fence} {{ .{inc.fence.lang} {NOT_SEARCHED} }}"
     return "\n".join(lines)
 
 
@@ -58,4 +66,4 @@ def output_block(inc: Include, output: str, indent: str, css: str = "") -> list[
     fence = "`" * max(3, longest + 1)
     body = [indent + line if line else line for line in output.split("\n")]
     classes = f".{inc.output_lang} .exec-output" + (f" .{css}" if css else "")
-    return ["", f'{indent}{fence} {{ {classes} title="Output" }}', *body, f"{indent}{fence}"]
+    return ["", f'{indent}{fence} {{ {classes} title="Output" {NOT_SEARCHED} }}', *body, f"{indent}{fence}"]
