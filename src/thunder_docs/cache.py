@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 import subprocess
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -40,6 +40,7 @@ class CachedOutput:
     output: str
     stderr: str
     seconds: float
+    graphs: list[list[str]] = field(default_factory=list)  # [expression, Mermaid text]
 
 
 @cache
@@ -65,7 +66,7 @@ def relevant_env(environ: dict[str, str] | None = None) -> dict[str, str]:
 
 def _build_code_digest() -> str:
     here = Path(__file__).parent
-    return hashlib.sha256((here / "normalize.py").read_bytes()).hexdigest()
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in ("normalize.py", "trace_graph.py"))).hexdigest()
 
 
 def fingerprint(device: str, environ: dict[str, str] | None = None, versions: dict[str, str] | None = None) -> dict:
@@ -78,12 +79,14 @@ def fingerprint(device: str, environ: dict[str, str] | None = None, versions: di
     }
 
 
-def section_keys(sections: list[Section], context: dict) -> list[str]:
-    """One key per section, each covering the code of every section before it."""
+def section_keys(sections: list[Section], context: dict, graphs: dict[str, list[str]] | None = None) -> list[str]:
+    """One key per section, each covering the code of every section before it and the graphs
+    drawn after each (``graphs``: section name -> expressions)."""
     digest = hashlib.sha256(json.dumps(context, sort_keys=True).encode())
     keys = []
     for section in sections:
-        digest.update(json.dumps([section.path, section.name, section.start_line, section.code]).encode())
+        drawn = (graphs or {}).get(section.name, [])
+        digest.update(json.dumps([section.path, section.name, section.start_line, section.code, *drawn]).encode())
         keys.append(digest.copy().hexdigest())
     return keys
 

@@ -42,13 +42,14 @@ class Execution:
         """Results of ``pages`` on ``device`` into the site model; a failure raises PluginError."""
         jobs = [self._job(page, device) for page in pages]
         context = {**fingerprint(device if device == CPU else self.machine), "machine": self.machine}
-        keys = {job.page: section_keys(job.sections, context) for job in jobs}
+        keys = {job.page: section_keys(job.sections, context, job.graphs) for job in jobs}
         to_run = []
         for job in jobs:
             cached = [self.cache.get(k) for k in keys[job.page]] if self.use_cache else [None]
             if all(cached):
-                self.site.results.add(device, job.page, [SectionResult(s, c.output, c.stderr, c.seconds)
-                                                         for s, c in zip(job.sections, cached, strict=True)])
+                self.site.results.add(device, job.page, [
+                    SectionResult(s, c.output, c.stderr, c.seconds, tuple(tuple(g) for g in c.graphs))
+                    for s, c in zip(job.sections, cached, strict=True)])
             else:
                 to_run.append(job)
         total = sum(len(j.sections) for j in jobs)
@@ -71,7 +72,8 @@ class Execution:
             self.stderr.add(page, [(r.section.name, r.stderr) for r in results])
             if self.use_cache:
                 for key, result in zip(keys[page], results, strict=True):
-                    self.cache.put(key, CachedOutput(result.output, result.stderr, result.seconds))
+                    self.cache.put(key, CachedOutput(result.output, result.stderr, result.seconds,
+                                                     [list(g) for g in result.graphs]))
         executed = sum(len(j.sections) for j in to_run)
         wall = time.perf_counter() - started
         page_seconds = {p: sum(r.seconds for r in rs) for p, rs in outcomes.items()}
@@ -82,9 +84,9 @@ class Execution:
 
     def _job(self, page: Page, device: str) -> PageJob:
         timeout = float(page.meta.get("exec_timeout", self.timeout))
-        if device == CPU:
-            return PageJob(page.path, page.sections, timeout, self.max_output_chars)
-        return PageJob(page.path, page.sections, timeout, self.max_output_chars, {"THUNDER_DOCS_DEVICE": device})
+        env = {} if device == CPU else {"THUNDER_DOCS_DEVICE": device}
+        graphs = {inc.sections[-1].name: inc.graphs for inc in page.includes if inc.graphs}
+        return PageJob(page.path, page.sections, timeout, self.max_output_chars, env, graphs)
 
     def notebooks(self) -> None:
         """Execute each notebook (or take it from the cache); mkdocs-jupyter renders the copy."""

@@ -34,6 +34,7 @@ class Page:
     dest_uri: str  # the built HTML file, relative to the site: "guides/pipeline/index.html"
     url: str  # relative to the site: "guides/pipeline/"
     body: str  # the Markdown without its front matter, as MkDocs hands it to plugins
+    first_line: int  # the line of the file that body starts at (after the front matter)
     meta: dict[str, Any]  # the front matter
     includes: tuple[Include, ...]
 
@@ -127,10 +128,10 @@ def build_site(config: MkDocsConfig, files: Files, approved_dir: str = "snippets
 def _page(file: File, path: str, root: Path) -> Page:
     source = file.content_string
     body, meta = get_data(source)
-    front_matter_lines = source[: len(source) - len(body)].count("\n")
-    includes = find_includes(body, path, root, first_line=front_matter_lines + 1)
-    return Page(file.src_uri.removesuffix(".md"), file.src_uri, path, file.dest_uri, file.url, body, meta,
-                tuple(includes))
+    first_line = source[: len(source) - len(body)].count("\n") + 1
+    includes = find_includes(body, path, root, first_line=first_line)
+    return Page(file.src_uri.removesuffix(".md"), file.src_uri, path, file.dest_uri, file.url, body, first_line,
+                meta, tuple(includes))
 
 
 def site_of(config: MkDocsConfig) -> Site:

@@ -30,6 +30,19 @@ def insert_outputs(site: Site, page: Page, markdown: str, machine: str) -> str:
 
 
 def _outputs(site: Site, page: Page, inc: Include, machine: str) -> list[str]:
+    return _printed(site, page, inc, machine) + _graphs(site, page, inc)
+
+
+def _graphs(site: Site, page: Page, inc: Include) -> list[str]:
+    """A Mermaid fence for each graph the block asks for (drawn to SVG by thunder-diagrams)."""
+    lines = []
+    for _, text in site.results.graphs(CPU, page.path, inc.sections[-1]) if inc.graphs else ():
+        lines += ["", f"{inc.fence.indent}```mermaid", *(inc.fence.indent + ln for ln in text.split("\n")),
+                  f"{inc.fence.indent}```"]
+    return lines
+
+
+def _printed(site: Site, page: Page, inc: Include, machine: str) -> list[str]:
     cpu = site.results.output(CPU, page.path, inc.sections)
     if not inc.cuda:
         return output_block(inc, cpu, inc.fence.indent) if cpu else []

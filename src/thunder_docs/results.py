@@ -17,6 +17,7 @@ class SectionResult:
     output: str  # normalized standard output, as the page shows it
     stderr: str
     seconds: float
+    graphs: tuple[tuple[str, str], ...] = ()  # (expression, Mermaid dataflow graph), for graph=
 
 
 @dataclass
@@ -36,6 +37,9 @@ class Results:
         """The outputs of ``sections`` on ``device``, joined as one block (empty ones left out)."""
         results = self.by_device[device][page]
         return "\n".join(o for s in sections if (o := results[s.name].output))
+
+    def graphs(self, device: str, page: str, section: Section) -> tuple[tuple[str, str], ...]:
+        return self.by_device[device][page][section.name].graphs
 
     def outputs(self, device: str, page: str, names: list[str]) -> list[tuple[str, str]]:
         """(section name, output) of each named section, in the order given."""

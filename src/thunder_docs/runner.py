@@ -46,6 +46,7 @@ class Ready:
 class SectionDone:
     seconds: float
     stderr: str
+    graphs: tuple[tuple[str, str], ...] = ()  # (expression, Mermaid dataflow graph) drawn after it
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class PageJob:
     timeout: float
     max_output_chars: int
     env: dict[str, str] = field(default_factory=dict)  # set in the page's process only
+    graphs: dict[str, list[str]] = field(default_factory=dict)  # section name -> traces to draw after it
 
 
 class ExecutionError(Exception):
@@ -121,7 +123,7 @@ class Runner:
         ctx = self.context()
         with tempfile.TemporaryDirectory(prefix="thunder-docs-") as tmp:
             receive, send = ctx.Pipe(duplex=False)
-            process = ctx.Process(target=_child, args=(send, str(self.root), job.sections, tmp, job.env),
+            process = ctx.Process(target=_child, args=(send, str(self.root), job.sections, tmp, job.env, job.graphs),
                                   daemon=True)
             process.start()
             send.close()
@@ -175,7 +177,7 @@ class Runner:
                 job.page, section,
                 f"printed {len(stdout):,} characters, more than the limit of {job.max_output_chars:,} characters",
             )
-        return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds)
+        return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds, message.graphs)
 
 
 def _end_group(pid: int) -> None:
@@ -184,7 +186,8 @@ def _end_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, str]) -> None:
+def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, str],
+           graphs: dict[str, list[str]]) -> None:
     """Worker side: run each section in one namespace, send one message per section."""
     os.setpgrp()  # a group of its own: the build ends it, and every process it started, when the page is done
     os.chdir(root)
@@ -203,18 +206,37 @@ def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, st
         with _Capture(Path(tmp) / f"{index}.out", Path(tmp) / f"{index}.err") as capture:
             try:
                 exec(compile("\n" * (section.start_line - 1) + section.code, path, "exec"), namespace)
+                drawn = _draw(graphs.get(section.name, []), namespace)
                 error = None
             except BaseException as exc:  # every failure, KeyboardInterrupt too, is reported to the build
                 error = exc
         seconds = time.perf_counter() - started
         if error is None:
-            conn.send(SectionDone(seconds, capture.stderr))
+            conn.send(SectionDone(seconds, capture.stderr, drawn))
             continue
         conn.send(SectionFailed(seconds, capture.stderr, _innermost_line(error, path) or section.start_line,
                                 "".join(traceback.format_exception_only(error)).strip(),
                                 "".join(traceback.format_exception(error)).replace(root + "/", "")))
         break
     conn.close()
+
+
+def _draw(expressions: list[str], namespace: dict) -> tuple[tuple[str, str], ...]:
+    """The dataflow graph of each named trace or bound symbol (``<!-- exec: graph=... -->``)."""
+    from .trace_graph import mermaid
+
+    drawn = []
+    for expression in expressions:
+        try:
+            value = eval(expression, namespace)  # an expression the page names, over the section's own names
+        except Exception as exc:
+            raise GraphError(f"graph={expression}: {type(exc).__name__}: {exc}") from None
+        drawn.append((expression, mermaid(value, expression)))
+    return tuple(drawn)
+
+
+class GraphError(Exception):
+    """A graph= expression that does not name a trace the section made."""
 
 
 def _innermost_line(error: BaseException, path: str) -> int | None:

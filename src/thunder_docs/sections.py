@@ -64,8 +64,10 @@ class Include:
     """A python fence of a page that shows one or more snippet sections.
 
     An HTML comment on the line right before the fence sets options, such as
-    ``<!-- exec: output=diff -->`` (highlight the output as a diff) or
-    ``<!-- exec: cuda -->`` (the output differs on CUDA: show it in device tabs).
+    ``<!-- exec: output=diff -->`` (highlight the output as a diff),
+    ``<!-- exec: cuda -->`` (the output differs on CUDA: show it in device tabs) or
+    ``<!-- exec: graph=traces[0],traces[-1] -->`` (after the block's code runs, draw each named
+    trace or bound symbol as a dataflow graph, trace_graph.py).
     """
 
     fence: Fence
@@ -80,6 +82,11 @@ class Include:
     @property
     def cuda(self) -> bool:
         return "cuda" in self.options
+
+    @property
+    def graphs(self) -> list[str]:
+        """Expressions naming the traces to draw once the block's last section has run."""
+        return [e for e in self.options.get("graph", "").split(",") if e]
 
     @property
     def code(self) -> str:
@@ -170,7 +177,7 @@ def find_includes(markdown: str, page: str, root: Path, first_line: int = 1) -> 
     return includes
 
 
-_KNOWN_OPTIONS = {"output", "cuda"}
+_KNOWN_OPTIONS = {"output", "cuda", "graph"}
 
 
 def _options(line: str, where: str) -> dict[str, str]:

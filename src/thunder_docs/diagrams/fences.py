@@ -60,8 +60,11 @@ def key(text: str, scheme: str, mermaid_version: str, options: dict) -> str:
     return "mmd-" + hashlib.sha256(payload.encode()).hexdigest()[:20]
 
 
-def find_diagrams(markdown: str, page: str) -> list[Diagram]:
-    """Every ```mermaid (or ~~~mermaid) fence of a page; fences inside other fences are text."""
+def find_diagrams(markdown: str, page: str, first_line: int = 1) -> list[Diagram]:
+    """Every ```mermaid (or ~~~mermaid) fence of a page; fences inside other fences are text.
+
+    ``first_line``: the line of the page's file that ``markdown`` starts at (after front matter).
+    """
     lines = markdown.split("\n")
     found, i = [], 0
     while i < len(lines):
@@ -77,7 +80,7 @@ def find_diagrams(markdown: str, page: str) -> list[Diagram]:
         language = match.group("info").strip().split(" ", 1)[0].split("{", 1)[0]
         if language == "mermaid":
             body = [line[len(indent):] if line.startswith(indent) else line for line in lines[i + 1 : j]]
-            found.append(Diagram(page, i + 1, normalize("\n".join(body))))
+            found.append(Diagram(page, i + first_line, normalize("\n".join(body))))
         i = j + 1
     return found
 

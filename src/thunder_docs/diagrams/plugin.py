@@ -3,8 +3,10 @@
 Hooks, in the order MkDocs calls them:
 
 - ``on_config``: read Mermaid's pinned version; add the plugin's stylesheet.
-- ``on_files``: find every page's Mermaid fences, each with an accessible name and
-  description (``accTitle``, ``accDescr``; a fence without them fails the build). Draw the
+- ``on_files``: find every page's Mermaid fences in the site model (model.py), and the
+  dataflow graphs that ``thunder-exec`` drew from trace objects (``<!-- exec: graph=... -->``),
+  each with an accessible name and description (``accTitle``, ``accDescr``; a fence without
+  them fails the build). So ``thunder-exec`` comes first in ``mkdocs.yml``. Draw the
   ones whose SVG is not in ``diagrams/`` yet, in one headless Chromium, and keep them there.
   A syntax error fails the build naming the page and line. Then remove SVGs no page uses.
 - ``on_post_page``: replace each fence's placeholder (``fences.fence_format``) with its light
@@ -14,22 +16,24 @@ Hooks, in the order MkDocs calls them:
 from __future__ import annotations
 
 import json
-import logging
-import os
 import re
-import tempfile
 from collections import Counter
 from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page as MkDocsPage
 
+from ..files import write_atomic
+from ..model import Site, site_of
+from ..results import CPU
 from .config import DiagramsConfig
 from .draw import DrawError, Job, draw
-from .fences import THEMES, find_diagrams, key, missing_descriptions
+from .fences import THEMES, Diagram, find_diagrams, key, missing_descriptions
 
-log = logging.getLogger("mkdocs.plugins.thunder_diagrams")
+log = get_plugin_logger("thunder_diagrams")
 
 STYLESHEET = "assets/stylesheets/thunder-diagrams.css"
 # Both variants are in the page; the scheme Material sets on <body> (before the page is
@@ -44,7 +48,15 @@ _PLACEHOLDER = re.compile(r'<div class="(?P<cls>[^"]*)" data-diagram="(?P<id>[0-
 
 
 class DiagramsPlugin(BasePlugin[DiagramsConfig]):
-    def on_config(self, config):
+    def __init__(self) -> None:
+        self.root: Path | None = None
+        self.directory: Path | None = None  # where drawn SVGs are kept
+        self.mermaid_version = ""
+        self.options: dict[str, str] = {}
+        self.variants: dict[str, dict[str, str]] = {}  # diagram text id -> scheme -> key
+        self.svgs: dict[str, str] = {}  # key -> SVG, read once per build
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.root = Path(config.config_file_path).resolve().parent
         self.directory = self.root / self.config.directory
         self.mermaid_version = _pinned_mermaid(self.root / self.config.package_json)
@@ -53,18 +65,13 @@ class DiagramsPlugin(BasePlugin[DiagramsConfig]):
             config.extra_css.append(STYLESHEET)
         return config
 
-    def on_files(self, files: Files, config) -> Files:
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         files.append(File.generated(config, STYLESHEET, content=CSS))
-        diagrams, problems = [], []
-        for file in files.documentation_pages():
-            if file.abs_src_path is None or not file.src_uri.endswith(".md"):
-                continue
-            page = Path(file.abs_src_path).resolve().relative_to(self.root).as_posix()
-            for diagram in find_diagrams(Path(file.abs_src_path).read_text(encoding="utf-8"), page):
-                if missing := missing_descriptions(diagram):
-                    problems.append(f"{diagram.where}: a diagram needs an accessible name and description; "
-                                    f"add {' and '.join(missing)} (a line each, after the diagram's type)")
-                diagrams.append(diagram)
+        problems = []
+        for diagram in (diagrams := _diagrams(site_of(config))):
+            if missing := missing_descriptions(diagram):
+                problems.append(f"{diagram.where}: a diagram needs an accessible name and description; "
+                                f"add {' and '.join(missing)} (a line each, after the diagram's type)")
         if problems:
             raise PluginError("\n".join(problems))
 
@@ -85,18 +92,18 @@ class DiagramsPlugin(BasePlugin[DiagramsConfig]):
             except DrawError as error:
                 raise PluginError(f"thunder_diagrams: {error}") from None
             for k, svg in drawn.items():
-                _write(self.directory / f"{k}.svg", svg)
+                write_atomic(self.directory / f"{k}.svg", svg + "\n")
         used = {k for keys in self.variants.values() for k in keys.values()}
-        log.info("thunder_diagrams: %d diagrams, %d drawings: drew %d, reused %d from %s/",
+        log.info("%d diagrams, %d drawings: drew %d, reused %d from %s/",
                  len(self.variants), len(used), len(jobs), len(used) - len(jobs), self.config.directory)
         if self.config.prune and self.directory.is_dir():
             for stale in sorted(p for p in self.directory.glob("*.svg") if p.stem not in used):
-                log.info("thunder_diagrams: removing %s (no page uses it)", stale.relative_to(self.root))
+                log.info("removing %s (no page uses it)", stale.relative_to(self.root))
                 stale.unlink()
         self.svgs: dict[str, str] = {}
         return files
 
-    def on_post_page(self, output: str, page, config) -> str:
+    def on_post_page(self, output: str, page: MkDocsPage, config: MkDocsConfig) -> str:
         if "data-diagram=" not in output:
             return output
         seen: Counter[str] = Counter()
@@ -140,11 +147,14 @@ def _pinned_mermaid(package_json: Path) -> str:
         raise PluginError(f"thunder_diagrams: cannot read Mermaid's version from {package_json}: {error}") from None
 
 
-def _write(path: Path, text: str) -> None:
-    """Write through a temporary file and a rename, so a concurrent build never reads half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text + "\n")
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+def _diagrams(site: Site) -> list[Diagram]:
+    """The Mermaid fences of every page, and the graphs its code drew (when it ran)."""
+    found = []
+    for page in site.pages.values():
+        found += find_diagrams(page.body, page.path, page.first_line)
+        for inc in page.includes:
+            if inc.graphs and site.results.has(CPU, page.path):
+                where = inc.fence.start + page.first_line
+                found += [Diagram(page.path, where, text)
+                          for _, text in site.results.graphs(CPU, page.path, inc.sections[-1])]
+    return found
