@@ -24,6 +24,9 @@ MKDOCS_YML = f"""\
 site_name: throwaway
 strict: true
 plugins:
+  - thunder-exec:  # builds the site model that thunder-diagrams reads
+      preload: []
+      approve: false
   - thunder-diagrams:
       mermaid_js: {ROOT / "node_modules/mermaid/dist/mermaid.min.js"}
       package_json: {ROOT / "package.json"}

@@ -37,15 +37,17 @@ SCHEMES = {"light": "default", "dark": "slate"}  # our name -> Material's data-m
 class Page:
     source: str  # path under docs/, e.g. "concepts/trace.md"
     url: str  # path under the site's base URL, e.g. "concepts/trace/"
+    graphs: int = 0  # trace graphs its code blocks draw
 
     @property
     def html(self) -> str:  # the file in the built site
         return self.url + "index.html"
 
     def mermaid_fences(self) -> int:
-        """How many Mermaid diagrams the page's source holds (``` or ~~~ fences)."""
+        """How many diagrams the page shows: its source's Mermaid fences (``` or ~~~) and the
+        trace graphs its code blocks ask for (``<!-- exec: graph=a,b -->``, from the model)."""
         text = (DOCS / self.source).read_text(encoding="utf-8")
-        return len(re.findall(r"(?:^|\\n|\")[ \t]*(?:`{3,}|~{3,})[ \t]*mermaid\b", text, re.M))
+        return len(re.findall(r"(?:^|\\n|\")[ \t]*(?:`{3,}|~{3,})[ \t]*mermaid\b", text, re.M)) + self.graphs
 
     def __str__(self) -> str:
         return self.source
@@ -58,7 +60,8 @@ def doc_pages() -> list[Page]:
     site = load_site(ROOT / "mkdocs.yml")
     items = [*site.pages.values(), *site.notebooks.values()]
     # The URL under the site's base: the built file's folder ("" for the home page).
-    return sorted((Page(item.src_uri, item.dest_uri.removesuffix("index.html")) for item in items),
+    return sorted((Page(item.src_uri, item.dest_uri.removesuffix("index.html"),
+                        sum(len(inc.graphs) for inc in getattr(item, "includes", ()))) for item in items),
                   key=lambda page: page.source)
 
 
