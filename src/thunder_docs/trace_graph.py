@@ -1,8 +1,8 @@
 """Draw a trace as a Mermaid dataflow graph, made from the trace object, never from its printed text.
 
 Runs in a page's worker, where the snippet's objects live (``<!-- exec: graph=NAME -->``). Each
-bound symbol is a node labelled as its line prints (``t0 = ltorch.add``); an input is a rounded
-node with its name; each proxy a line reads is an edge from the node that made it, labelled with
+bound symbol is a node labelled as its line prints (``t0 = ltorch.add``); an input is a node
+with rounded corners and its name (so is the return); each proxy a line reads is an edge from the node that made it, labelled with
 the proxy's name and its annotation as the trace prints it, less the device (``x: f32[2, 3]``). ``del`` lines
 are left out: they free values and carry no data. Given a bound symbol (a fusion region), the
 graph shows its subsymbols, with its inputs as the graph's inputs.
@@ -28,15 +28,15 @@ def mermaid(obj: Any, title: str) -> str:
     made_by: dict[str, str] = {}  # proxy name -> the node that made it
     for number, proxy in enumerate(inputs):
         made_by[proxy.name] = f"in{number}"
-        nodes.append(f'in{number}(["{_quote(proxy.name)}"])')
+        nodes.append(f'in{number}("{_quote(proxy.name)}")')
     for number, bsym in enumerate(bsyms):
         if bsym.sym.id == PrimIDs.DEL:
             continue
         node = f"n{number}"
         if bsym.sym.id == PrimIDs.UNPACK_TRIVIAL:
-            nodes.append(f'{node}(["{_quote(", ".join(p.name for p in bsym.flat_proxy_outs))}"])')
+            nodes.append(f'{node}("{_quote(", ".join(p.name for p in bsym.flat_proxy_outs))}")')
         elif bsym.sym.id == PrimIDs.RETURN:
-            nodes.append(f'{node}(["return"])')
+            nodes.append(f'{node}("return")')
         else:
             nodes.append(f'{node}["{_quote(_call(bsym))}"]')
         for proxy in _unique(bsym.flat_proxy_args):
