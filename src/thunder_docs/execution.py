@@ -15,7 +15,7 @@ from mkdocs.plugins import get_plugin_logger
 from .cache import CachedOutput, OutputCache, fingerprint, section_keys
 from .model import Page, Site
 from .notebooks import NotebookError, executed_copy
-from .results import CPU, ExecutionStats, SectionResult
+from .results import CPU, ExecutionStats
 from .runner import ExecutionError, PageJob, Runner
 
 log = get_plugin_logger("thunder_docs.exec")
@@ -44,8 +44,7 @@ class Execution:
         for job in jobs:
             cached = [self.cache.get(k) for k in keys[job.page]] if self.use_cache else [None]
             if all(cached):
-                self.site.results.add(device, job.page, [SectionResult(s, c.output, c.stderr, c.seconds)
-                                                         for s, c in zip(job.sections, cached, strict=True)])
+                self.site.results.add(device, job.page, [c.result(s) for s, c in zip(job.sections, cached, strict=True)])
             else:
                 to_run.append(job)
         started = time.perf_counter()
@@ -59,7 +58,7 @@ class Execution:
             self.site.results.add(device, page, results)
             for key, result in zip(keys[page], results, strict=True):
                 if self.use_cache:
-                    self.cache.put(key, CachedOutput(result.output, result.stderr, result.seconds))
+                    self.cache.put(key, CachedOutput.of(result))
                 if result.stderr.strip():
                     log.info("%s, section '%s' wrote to stderr:\n%s", page, result.section.name, result.stderr.strip())
         executed = sum(len(j.sections) for j in to_run)

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .sections import Section
+from .trace_map import TraceMap, join
 
 CPU, CUDA = "cpu", "cuda"
 
@@ -17,6 +18,7 @@ class SectionResult:
     output: str  # normalized standard output, as the page shows it
     stderr: str
     seconds: float
+    traces: TraceMap = field(default_factory=TraceMap)  # which bound symbol printed each trace line
 
 
 @dataclass
@@ -36,6 +38,16 @@ class Results:
         """The outputs of ``sections`` on ``device``, joined as one block (empty ones left out)."""
         results = self.by_device[device][page]
         return "\n".join(o for s in sections if (o := results[s.name].output))
+
+    def trace_map(self, device: str, page: str, sections: list[Section]) -> TraceMap:
+        """The trace map of :meth:`output`'s block: each section's map, moved to where its output starts."""
+        results = self.by_device[device][page]
+        maps, line = [], 0
+        for s in sections:
+            if results[s.name].output:
+                maps.append((results[s.name].traces, line))
+                line += results[s.name].output.count("\n") + 1
+        return join(maps)
 
     def outputs(self, device: str, page: str, names: list[str]) -> list[tuple[str, str]]:
         """(section name, output) of each named section, in the order given."""

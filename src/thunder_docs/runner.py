@@ -25,6 +25,8 @@ from mkdocs.plugins import get_plugin_logger
 from .normalize import normalize
 from .results import SectionResult
 from .sections import Section
+from .trace_capture import Recorder
+from .trace_map import TraceMap
 
 _POLL_SECONDS = 0.05
 log = get_plugin_logger("thunder_docs.exec")
@@ -42,6 +44,7 @@ class Ready:
 class SectionDone:
     seconds: float
     stderr: str
+    traces: TraceMap = field(default_factory=TraceMap)  # which bound symbol printed each trace line
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,7 @@ class Runner:
                 job.page, section,
                 f"printed {len(stdout):,} characters, more than the limit of {job.max_output_chars:,} characters",
             )
-        return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds)
+        return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds, message.traces)
 
 
 def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, str]) -> None:
@@ -172,8 +175,10 @@ def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, st
         namespace["__file__"] = sections[0].path
         sys.path.insert(0, os.path.join(root, os.path.dirname(sections[0].path)))
     _seed()
+    recorder = Recorder(Path(root))
     for index, section in enumerate(sections):
         path = section.path
+        recorder.start()
         started = time.perf_counter()
         with _Capture(Path(tmp) / f"{index}.out", Path(tmp) / f"{index}.err") as capture:
             try:
@@ -183,7 +188,8 @@ def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, st
                 error = exc
         seconds = time.perf_counter() - started
         if error is None:
-            conn.send(SectionDone(seconds, capture.stderr))
+            traces, problem = recorder.finish_file(capture.out)
+            conn.send(SectionDone(seconds, capture.stderr + problem, traces))
             continue
         conn.send(SectionFailed(seconds, capture.stderr, _innermost_line(error, path) or section.start_line,
                                 "".join(traceback.format_exception_only(error)).strip(),
