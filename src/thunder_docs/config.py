@@ -48,6 +48,13 @@ class LinksConfig(base.Config):
     """The page whose glossary terms are not marked (it defines them). Default: ``glossary.md``."""
 
 
+class TracesConfig(base.Config):
+    """Options of ``thunder-traces``, which makes printed traces interactive (names, source lines, passes)."""
+
+    enabled = c.Type(bool, default=True)
+    """Mark up trace blocks and load the script and stylesheet on pages that have them. Default: on."""
+
+
 class DownloadsConfig(base.Config):
     """Options of ``thunder-downloads``, which offers each page's code as a notebook and a ``.py`` file."""
 

@@ -65,7 +65,8 @@ class Include:
 
     An HTML comment on the line right before the fence sets options, such as
     ``<!-- exec: output=diff -->`` (highlight the output as a diff) or
-    ``<!-- exec: cuda -->`` (the output differs on CUDA: show it in device tabs).
+    ``<!-- exec: cuda -->`` (the output differs on CUDA: show it in device tabs) or
+    ``<!-- exec: stepper -->`` (a pass stepper over the ``last_traces`` list its code walks through).
     """
 
     fence: Fence
@@ -170,7 +171,7 @@ def find_includes(markdown: str, page: str, root: Path, first_line: int = 1) -> 
     return includes
 
 
-_KNOWN_OPTIONS = {"output", "cuda"}
+_KNOWN_OPTIONS = {"output", "cuda", "stepper"}
 
 
 def _options(line: str, where: str) -> dict[str, str]:
