@@ -26,7 +26,7 @@ import os
 import sys
 import tokenize
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -186,8 +186,7 @@ class Recorder:
             rec = recordings[r]
             traces[r] = len(trace_list)
             trace_list.append(self._trace(rec, [rec.infos[j] for _, j, _ in shown]))
-            defs = _definitions([(j, rec.infos[j]) for _, j, _ in shown])
-            lines += [_line(i, traces[r], rec, j, col, defs, self._norm) for i, j, col in shown]
+            lines += _definitions([_line(i, traces[r], rec, j, col, self._norm) for i, j, col in shown])
         lines.sort(key=lambda x: x.line)
         return TraceMap(tuple(trace_list), tuple(lines))
 
@@ -204,7 +203,7 @@ class Recorder:
             proxy = _param(trc, name)
             if proxy is not None:
                 proxies.setdefault(name, _annotation(proxy))
-        tags = tuple(sorted(getattr(tag, "name", str(tag)) for tag in getattr(trc, "tags", ())))
+        tags = tuple(sorted(str(tag).rpartition(".")[2] for tag in getattr(trc, "tags", ())))
         return Trace(self._scope(trc), _function(trc), tags, dict(sorted(proxies.items())),
                      _saved(trc) if "AUGMENTED_FORWARD" in tags else ())
 
@@ -235,10 +234,9 @@ class Recorder:
             self._target = None
         rec.norm = [self._norm(ln) for ln in rec.raw]
         shown = [(j, info) for j, info in enumerate(rec.infos) if info is not None]
-        defs = _definitions(shown)
         provenance = trc.get_provenance()
         title = normalize(provenance.pss, self.root) if provenance is not None else ""
-        return Step(title, "\n".join(rec.norm), tuple(_line(j, 0, rec, j, 0, defs, self._norm) for j, _ in shown),
+        return Step(title, "\n".join(rec.norm), tuple(_definitions([_line(j, 0, rec, j, 0, self._norm) for j, _ in shown])),
                     self._trace(rec, [info for _, info in shown]))
 
 
@@ -416,19 +414,20 @@ def _saved(trc) -> tuple[str, ...]:
         return ()
 
 
-def _definitions(shown: list[tuple[int, _Info | None]]) -> dict[str, int]:
-    """Name -> the recorded line that defines it for the page: the shallowest bound symbol, then the first."""
-    best: dict[str, tuple[int, int]] = {}
-    for j, info in shown:
-        if info is None or info.kind != "op":
-            continue
-        for name in _names_of(info.bsym, "flat_proxy_outs"):
-            if name not in best or (info.depth, j) < best[name]:
-                best[name] = (info.depth, j)
-    return {name: j for name, (_, j) in best.items()}
+def _definitions(lines: list[Line]) -> list[Line]:
+    """The lines of one trace, each name's definition marked: its first occurrence in the lines
+    of the shallowest bound symbol whose outputs hold it."""
+    best: dict[str, tuple[int, int, int]] = {}  # name -> (depth, position in lines, position in names)
+    for k, line in enumerate(lines):
+        for n, name in enumerate(line.names):
+            if line.kind == "op" and name.name in line.defines:
+                best[name.name] = min(best.get(name.name, (line.depth, k, n)), (line.depth, k, n))
+    marked = {(k, n) for _, k, n in best.values()}
+    return [replace(line, names=tuple(replace(name, defines=(k, n) in marked) for n, name in enumerate(line.names)))
+            if any(k == m for m, _ in marked) else line for k, line in enumerate(lines)]
 
 
-def _line(i: int, trace: int, rec: _Recording, j: int, col: int, defs: dict[str, int], norm) -> Line:
+def _line(i: int, trace: int, rec: _Recording, j: int, col: int, norm) -> Line:
     info = rec.infos[j]
     text = rec.norm[j]
     if info.kind == "signature":
@@ -441,11 +440,7 @@ def _line(i: int, trace: int, rec: _Recording, j: int, col: int, defs: dict[str,
     if info.kind == "source":
         return Line(i, trace, "source", source=norm(source), col=col)
     defines, reads = _names_of(bsym, "flat_proxy_outs"), _names_of(bsym, "flat_proxy_args")
-    names, defined = [], set()
-    for a, b, name in _name_tokens(text, {*defines, *reads}):
-        is_def = defs.get(name) == j and name in defines and name not in defined
-        defined |= {name} if is_def else set()
-        names.append(Name(a + col, b + col, name, is_def))
+    names = [Name(a + col, b + col, name) for a, b, name in _name_tokens(text, {*defines, *reads})]
     executor = getattr(bsym.sym, "executor", None)
     return Line(i, trace, "op", str(bsym.sym.id), getattr(executor, "name", "") or "", source, info.depth,
                 defines, reads, tuple(names), col)

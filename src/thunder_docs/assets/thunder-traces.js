@@ -152,8 +152,8 @@
     box.setAttribute("aria-label", "Pass stepper: each trace of last_traces in order");
     box.innerHTML =
       '<div class="ts-bar"><button type="button" class="ts-prev" aria-label="Previous trace">◀</button>' +
-      '<span class="ts-title" aria-live="polite"></span>' +
       '<button type="button" class="ts-next" aria-label="Next trace">▶</button>' +
+      '<span class="ts-title" aria-live="polite"></span>' +
       '<label class="ts-hide"><input type="checkbox"> Hide passes that changed nothing</label></div>' +
       '<div class="highlight"><pre><code class="ts-code"></code></pre></div>' +
       '<div class="ts-legend"><span class="is-add">added by this pass</span> <span class="is-del">removed by this pass</span></div>';
