@@ -185,8 +185,11 @@ def mark_code(body: str, inc: Include, sources: set[str], anchors: set[str], rep
         if source not in sources or end <= starts[k]:
             continue
         ident = source_id(path, number)
+        # Material takes a <code> whose children are <span id> for pymdownx line spans (and lays
+        # each out as a block): the id goes on a span inside a plain one.
         opening = f'<span class="sl" id="{ident}" data-src="{html.escape(source)}">'
-        if _wrap(root, starts[k], end - 1, opening, "</span>"):
+        if _wrap(root, starts[k], end - 1, '<span class="sl-line">', "</span>"):
+            _wrap(root, starts[k], end - 1, opening, "</span>")
             anchors.add(ident)
             changed = True
     return root.html() if changed else None
