@@ -18,10 +18,16 @@ TRACE_LINE = re.compile(r'^[-+ ]?\s*(?:# )?(?:\w+(?:, \w+)*,? = [\w.]+\(.*\)  # 
 GZIP_BUDGET = 15 * 1024  # the script and the stylesheet together, gzip-compressed
 
 
+PAGES_AND_NOTEBOOKS = [*PAGES_WITH_CODE, *(nb.path for nb in SITE.notebooks.values())]
+
+
 def _trace_blocks(html):
-    """(block's <code>, its trace-looking lines) of each output block that prints a trace."""
-    for div in html.select("div.exec-output"):
-        code = div.find("code")
+    """(block's <code>, its trace-looking lines) of each output block that prints a trace: the
+    build's output blocks, and a notebook's outputs (a <pre> without <code>)."""
+    for div in html.select("div.exec-output, div.jp-OutputArea-output"):
+        code = div.find("code") or div.find("pre")
+        if code is None:
+            continue
         lines = [ln for ln in code.get_text().split("\n") if TRACE_LINE.match(ln)]
         if lines:
             yield code, lines
@@ -30,7 +36,7 @@ def _trace_blocks(html):
 def test_every_printed_trace_is_interactive(built_site, capsys):
     total = interactive = 0
     problems = []
-    for page in PAGES_WITH_CODE:
+    for page in PAGES_AND_NOTEBOOKS:
         for code, lines in _trace_blocks(built_html(built_site, page)):
             total += 1
             marked = {line.get_text().rstrip("\n") for line in code.select(".tl")}
@@ -45,7 +51,7 @@ def test_every_printed_trace_is_interactive(built_site, capsys):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("page", PAGES_WITH_CODE)
+@pytest.mark.parametrize("page", PAGES_AND_NOTEBOOKS)
 def test_names_carry_their_proxy_and_the_definition_is_marked(built_site, page):
     for code, _ in _trace_blocks(built_html(built_site, page)):
         for name in code.select(".tp"):
@@ -75,9 +81,9 @@ def test_every_source_comment_is_a_link(built_site):
 
 
 def test_the_script_loads_only_on_pages_with_trace_blocks(built_site):
-    for page in SITE.pages.values():
+    for page in [*SITE.pages.values(), *SITE.notebooks.values()]:
         html = SITE.built(built_site, page.path).read_text(encoding="utf-8")
-        has_blocks = "<code data-traces=" in html
+        has_blocks = " data-traces=" in html
         assert (SCRIPT.rpartition("/")[2] in html) == has_blocks, page.path
         assert (STYLESHEET.rpartition("/")[2] in html) == has_blocks, page.path
 

@@ -6,7 +6,8 @@
   from, and each proxy name in it in a focusable span (``data-proxy``; the definition also
   ``data-def``); link each source comment (``# snippets/x.py:13: ...``) to that line of the
   snippet's code block, which gets an id. The block's ``<code>`` carries its traces'
-  annotations; an include marked ``<!-- exec: stepper -->`` also carries the traces of the
+  annotations (a notebook's output, rendered by mkdocs-jupyter, is a ``<pre>``: it carries
+  them); an include marked ``<!-- exec: stepper -->`` also carries the traces of the
   ``last_traces`` list its code walked through, for the pass stepper.
 - ``on_post_page``: load the script and the stylesheet on pages that have trace blocks.
 
@@ -31,6 +32,7 @@ from mkdocs.utils import get_relative_url
 from .config import TracesConfig
 from .html_links import _VOID, _Node, _tree, _wrap, tokens
 from .model import Page, site_of
+from .notebooks import trace_maps
 from .results import CPU, CUDA
 from .sections import _MARKER, Include
 from .trace_map import Line, Step, Trace, TraceMap, Walk
@@ -38,7 +40,7 @@ from .trace_map import Line, Step, Trace, TraceMap, Walk
 ASSETS = Path(__file__).parent / "assets"
 SCRIPT = "assets/javascripts/thunder-traces.js"
 STYLESHEET = "assets/stylesheets/thunder-traces.css"
-MARK = "data-traces"  # on the <code> of every interactive block: the page needs the script
+MARK = "data-traces"  # on the <code> (or <pre>) of every interactive block: the page needs the script
 
 
 class TracesPlugin(BasePlugin[TracesConfig]):
@@ -50,13 +52,15 @@ class TracesPlugin(BasePlugin[TracesConfig]):
 
     def on_page_content(self, html_text: str, page: MkDocsPage, config: MkDocsConfig, files: Files) -> str:
         site = site_of(config)
+        if self.config.enabled and (executed := site.executed_notebooks.get(page.file.src_uri)):
+            return mark_notebook(html_text, trace_maps(executed))
         model = site.pages.get(page.file.src_uri)
         if not self.config.enabled or model is None or not model.includes or not site.results.has(CPU, model.path):
             return html_text
         return mark_page(html_text, model, blocks_of(site, model), site.root)
 
     def on_post_page(self, output: str, page: MkDocsPage, config: MkDocsConfig) -> str:
-        if not self.config.enabled or f"<code {MARK}=" not in output:
+        if not self.config.enabled or f" {MARK}=" not in output:
             return output
         css = get_relative_url(STYLESHEET, page.url)
         js = get_relative_url(SCRIPT, page.url)
@@ -68,7 +72,7 @@ class TracesPlugin(BasePlugin[TracesConfig]):
 class Block:
     """An output block the build wrote (render.py), with the map of its trace lines."""
 
-    def __init__(self, include: Include, output: str, trace_map: TraceMap):
+    def __init__(self, include: Include | None, output: str, trace_map: TraceMap):
         self.include, self.output, self.trace_map = include, output, trace_map
 
 
@@ -107,12 +111,12 @@ def source_id(path: str, line: int) -> str:
 
 
 # -- the page ---------------------------------------------------------------------------------------
-def mark_page(text: str, page: Page, blocks: dict[str, list[Block]], root: Path) -> str:
-    """The page's HTML with its trace blocks and code blocks marked up (see the module docstring)."""
-    sources = {line.source for device in blocks.values() for b in device for line in b.trace_map.lines if line.source}
-    code_includes = list(page.includes)
-    pending = {CPU: list(blocks[CPU]), CUDA: list(blocks[CUDA])}
-    anchors: set[str] = set()
+def each_pre(text: str, change) -> str:
+    """The HTML with the content of each ``<pre>`` replaced by ``change(classes, start tag, content)``.
+
+    ``classes`` are those of the enclosing elements; ``change`` returns ``None`` (keep the
+    block) or the new start tag and content.
+    """
     out, pos = [], 0
     toks = tokens(text)
     stack: list = []
@@ -129,24 +133,51 @@ def mark_page(text: str, page: Page, blocks: dict[str, list[Block]], root: Path)
                 close = next((j for j in range(i + 1, len(toks)) if toks[j].kind == "end" and toks[j].name == "pre"),
                              len(toks))
                 body_end = toks[close].start if close < len(toks) else len(text)
-                classes = {c for e in stack for c in e.classes}
-                body = text[tok.end:body_end]
-                new = None
-                if "exec-output" in classes:
-                    device = CUDA if "exec-cuda" in classes else CPU
-                    if pending[device]:
-                        block = pending[device].pop(0)
-                        new = mark_output(body, block, anchors)
-                elif "language-python" in classes and code_includes:
-                    new = mark_code(body, code_includes.pop(0), sources, anchors, root)
+                new = change({c for e in stack for c in e.classes}, text[tok.start:tok.end], text[tok.end:body_end])
                 if new is not None:
-                    out += [text[pos:tok.end], new]
+                    out += [text[pos:tok.start], *new]
                     pos, i = body_end, close
                     continue
             stack.append(tok)
         i += 1
     out.append(text[pos:])
     return "".join(out)
+
+
+def mark_page(text: str, page: Page, blocks: dict[str, list[Block]], root: Path) -> str:
+    """The page's HTML with its trace blocks and code blocks marked up (see the module docstring)."""
+    sources = {line.source for device in blocks.values() for b in device for line in b.trace_map.lines if line.source}
+    code_includes = list(page.includes)
+    pending = {CPU: list(blocks[CPU]), CUDA: list(blocks[CUDA])}
+    anchors: set[str] = set()
+
+    def change(classes: set[str], tag: str, body: str):
+        if "exec-output" in classes:
+            device = CUDA if "exec-cuda" in classes else CPU
+            return mark_output(tag, body, pending[device].pop(0), anchors) if pending[device] else None
+        if "language-python" in classes and code_includes:
+            new = mark_code(body, code_includes.pop(0), sources, anchors, root)
+            return (tag, new) if new is not None else None
+        return None
+
+    return each_pre(text, change)
+
+
+def mark_notebook(text: str, cells: list[tuple[str, TraceMap]]) -> str:
+    """A rendered notebook with the standard output of its cells marked up (cells: stdout, map)."""
+    pending = [Block(None, stdout.rstrip("\n"), trace_map) for stdout, trace_map in cells]
+
+    def change(classes: set[str], tag: str, body: str):
+        if "jp-OutputArea-output" not in classes or not pending:
+            return None
+        shown = _text(_tree(body)).rstrip("\n")
+        for k, block in enumerate(pending):
+            if block.output == shown:
+                del pending[:k + 1]
+                return mark_output(tag, body, block, set())
+        return None
+
+    return each_pre(text, change)
 
 
 def _text(node: _Node) -> str:
@@ -196,9 +227,10 @@ def mark_code(body: str, inc: Include, sources: set[str], anchors: set[str], rep
 
 
 # -- output blocks ------------------------------------------------------------------------------------------
-def mark_output(body: str, block: Block, anchors: set[str]) -> str | None:
+def mark_output(tag: str, body: str, block: Block, anchors: set[str]) -> tuple[str, str] | None:
+    """A ``<pre>`` of printed output with its trace lines marked up: its start tag and content."""
     trace_map = block.trace_map
-    stepper = "stepper" in block.include.options and trace_map.walks
+    stepper = block.include is not None and "stepper" in block.include.options and trace_map.walks
     if not trace_map.lines and not stepper:
         return None
     root = _tree(body)
@@ -222,14 +254,14 @@ def mark_output(body: str, block: Block, anchors: set[str]) -> str | None:
             if at >= 0 and ident in anchors:
                 _wrap(root, first + at, first + at + len(line.source) - 1,
                       f'<a class="tsrc" href="#{ident}" title="The line of the code above">', "</a>")
-    code = _code_node(root)
-    if code is None:
-        return None
     attrs = f' {MARK}="{html.escape(json.dumps([_trace_json(t) for t in trace_map.traces], separators=(",", ":")))}"'
     if stepper:
         attrs += f' data-walk="{html.escape(json.dumps(walk_json(trace_map.walks[0]), separators=(",", ":")))}"'
+    code = _code_node(root)
+    if code is None:  # a notebook's output: a <pre> without <code>
+        return tag[:-1] + attrs + ">", root.html()
     code.open = code.open[:-1] + attrs + ">"
-    return root.html()
+    return tag, root.html()
 
 
 def _split_source(source: str) -> tuple[str, int]:

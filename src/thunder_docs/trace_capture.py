@@ -63,8 +63,10 @@ class _Frame:
 class Recorder:
     """One per page process: wraps Thunder's printers once, records one section at a time."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, printed=None, normalized: bool = True):
         self.root = root
+        self.printed = printed or _printed  # bytes of standard output printed so far
+        self.normalized = normalized  # a page's output is normalized; a notebook's is shown as printed
         self.installed = False
         self.recordings: list[_Recording] = []
         self.lists: list[list] = []  # lists returned by thunder.last_traces in this section
@@ -129,7 +131,7 @@ class Recorder:
             for _, c_infos in frame.items:
                 infos += [_Info(i.kind, i.bsym, i.depth + 1) if i else None for i in c_infos]
         if parent is None:
-            self._record(_Recording(list(lines), infos, None, _printed()))
+            self._record(_Recording(list(lines), infos, None, self.printed()))
         elif parent.trace is not None:
             parent.items.append((bsym, list(lines), infos))
         else:
@@ -137,13 +139,13 @@ class Recorder:
 
     def _trace_done(self, trc, text: str, frame: _Frame) -> None:
         raw = text.split("\n")
-        self._record(_Recording(raw, _align(trc, raw, frame.items), trc, _printed()))
+        self._record(_Recording(raw, _align(trc, raw, frame.items), trc, self.printed()))
 
     def _record(self, recording: _Recording) -> None:
         (self._target if self._target is not None else self.recordings).append(recording)
 
     def _norm(self, text: str) -> str:
-        return normalize(text, self.root)
+        return normalize(text, self.root) if self.normalized else text
 
     # -- one section ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -164,9 +166,9 @@ class Recorder:
         if not self.installed:
             return TraceMap()
         text = stdout.decode("utf-8", errors="replace")
-        out = normalize(text, self.root).split("\n")
+        out = self._norm(text).split("\n")
         raw_lines = text.replace("\r\n", "\n").split("\n")
-        lead = next((i for i, ln in enumerate(raw_lines) if ln.strip()), 0)  # blank lines normalize strips
+        lead = next((i for i, ln in enumerate(raw_lines) if ln.strip()), 0) if self.normalized else 0
         for rec in recordings:
             rec.norm = [self._norm(ln) for ln in rec.raw]
             rec.printed = max(0, stdout[:rec.printed].count(b"\n") - lead)
@@ -235,7 +237,7 @@ class Recorder:
         rec.norm = [self._norm(ln) for ln in rec.raw]
         shown = [(j, info) for j, info in enumerate(rec.infos) if info is not None]
         provenance = trc.get_provenance()
-        title = normalize(provenance.pss, self.root) if provenance is not None else ""
+        title = self._norm(provenance.pss) if provenance is not None else ""
         return Step(title, "\n".join(rec.norm), tuple(_definitions([_line(j, 0, rec, j, 0, self._norm) for j, _ in shown])),
                     self._trace(rec, [info for _, info in shown]))
 
@@ -473,3 +475,48 @@ def _name_tokens(text: str, wanted: set[str], nested: bool = True) -> list[tuple
     except (tokenize.TokenError, SyntaxError):
         pass  # an unfinished line (a printer that spreads a call over lines): the names before the end
     return found
+
+
+# -- in a notebook's kernel ------------------------------------------------------------------------------
+def kernel_setup_code(root: Path, out: Path) -> str:
+    """Code the build runs silently in a notebook's kernel before its cells: each cell's trace map
+    is appended to ``out`` (one JSON line per cell that printed trace lines)."""
+    return f"from thunder_docs.trace_capture import _kernel_setup; _kernel_setup({str(root)!r}, {str(out)!r})"
+
+
+def _kernel_setup(root: str, out: str) -> None:
+    import json
+
+    from IPython import get_ipython
+
+    printed: list[bytes] = []
+    recorder = Recorder(Path(root), printed=lambda: sum(map(len, printed)), normalized=False)
+
+    def record_writes(stream) -> None:
+        """Keep what the cell prints (the kernel may set up its standard output after this code runs)."""
+        if getattr(stream.write, "thunder_docs", False):
+            return
+        write = stream.write
+
+        def recorded_write(text):
+            printed.append(text.encode("utf-8", errors="replace"))
+            return write(text)
+
+        recorded_write.thunder_docs = True
+        stream.write = recorded_write
+
+    def before(*_):
+        record_writes(sys.stdout)
+        printed.clear()
+        recorder.start()
+
+    def after(result):
+        sys.stdout.flush()
+        trace_map = recorder.finish(b"".join(printed))
+        if trace_map:
+            with open(out, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"count": result.execution_count, "traces": trace_map.to_json()}) + "\n")
+
+    events = get_ipython().events
+    events.register("pre_run_cell", before)
+    events.register("post_run_cell", after)

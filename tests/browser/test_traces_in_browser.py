@@ -19,13 +19,13 @@ FIRST = "first_trace/"
 
 LINKED_JS = """(name) => [...document.querySelectorAll(`.tp[data-proxy="${name}"]`)].map((e) => ({
   linked: e.classList.contains("is-linked"), def: e.hasAttribute("data-def"),
-  block: [...document.querySelectorAll("code[data-traces]")].indexOf(e.closest("code[data-traces]")),
+  block: [...document.querySelectorAll("[data-traces]")].indexOf(e.closest("[data-traces]")),
 }))"""
 
 
 def _open(tab, site_url, url):
     tab.goto(site_url + url)
-    tab.wait_for_function("() => document.querySelectorAll('code[data-traces]').length > 0")
+    tab.wait_for_function("() => document.querySelectorAll('[data-traces]').length > 0")
     tab.keyboard.press("Escape")
     tab.mouse.move(1, 1)
 
@@ -36,10 +36,10 @@ def _linked(tab, name):
 
 def _block_with(tab, function: str):
     """The index of the trace block whose trace prints `def <function>(`."""
-    index = tab.evaluate("""(fn) => [...document.querySelectorAll("code[data-traces]")]
+    index = tab.evaluate("""(fn) => [...document.querySelectorAll("[data-traces]")]
       .findIndex((c) => JSON.parse(c.dataset.traces).some((t) => t.fn === fn))""", function)
     assert index >= 0, f"no trace block prints {function}"
-    return tab.locator("code[data-traces]").nth(index)
+    return tab.locator("[data-traces]").nth(index)
 
 
 @pytest.mark.parametrize("scheme", list(SCHEMES))
@@ -207,3 +207,17 @@ def test_a_backward_line_highlights_the_forward_lines_that_made_what_it_reads(re
     assert colour not in ("rgba(0, 0, 0, 0)", "transparent"), f"{scheme}: the forward line is not marked"
     tab.keyboard.press("Escape")
     assert forward.locator(".tl.is-made").count() == 0
+
+
+def test_traces_printed_in_the_notebook_are_interactive(light, site_url):
+    from .harness import doc_pages
+
+    (tour,) = [p for p in doc_pages() if p.source.endswith(".ipynb")]
+    _open(light, site_url, tour.url)
+    block = light.locator("pre[data-traces]").first
+    name = block.locator(".tp[data-def]").first
+    proxy = name.get_attribute("data-proxy")
+    name.hover()
+    found = [f for f in _linked(light, proxy) if f["block"] == 0]  # the traces of other compilations have their own
+    assert len(found) >= 2 and all(f["linked"] for f in found), f"{proxy} in the notebook: {found}"
+    assert light.locator("#trace-tip").is_visible()

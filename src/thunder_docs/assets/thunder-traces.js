@@ -17,7 +17,7 @@
   const traces = (code) => code._traces || (code._traces = JSON.parse(code.dataset.traces || "[]"));
   const traceOf = (el) => {
     const line = el.closest(".tl");
-    const code = el.closest("code[data-traces]");
+    const code = el.closest("[data-traces]");
     return line && code ? traces(code)[+line.dataset.t] || {} : {};
   };
   const scopeOf = (el) => { const s = traceOf(el).scope; return s === undefined ? -1 : s; };
@@ -36,7 +36,7 @@
   }
 
   function definition(el) {
-    const code = el.closest("code");
+    const code = el.closest("[data-traces]");
     const sel = `.tp[data-def][data-proxy="${CSS.escape(el.dataset.proxy)}"]`;
     const local = code && code.querySelector(sel);
     if (local) return local;
@@ -98,7 +98,7 @@
     if (!line || !(trace.tags || []).includes("BACKWARD")) return;
     const reads = (line.dataset.reads || "").split(" ").filter(Boolean);
     line.classList.add("is-sel");
-    for (const code of all("code[data-traces]")) {
+    for (const code of all("[data-traces]")) {
       traces(code).forEach((fw, t) => {
         if (!(fw.tags || []).includes("AUGMENTED_FORWARD") || !sameScope(fw.scope, trace.scope)) return;
         for (const name of reads.filter((n) => (fw.saved || []).includes(n))) {
@@ -140,6 +140,7 @@
       });
       line.classList.add("has-sub");
       line.prepend(button);
+      code.classList.add("has-folds");
     });
   }
 
@@ -232,7 +233,7 @@
   });
 
   function init() {
-    for (const code of all("code[data-traces]")) {
+    for (const code of all("[data-traces]")) {
       folds(code);
       if (code.dataset.walk) stepper(code);
     }
