@@ -30,7 +30,7 @@ from mkdocs.structure.pages import Page as MkDocsPage
 from mkdocs.utils import get_relative_url
 
 from .config import TracesConfig
-from .html_links import _VOID, _Node, _tree, _wrap, tokens
+from .html_links import _Node, _tree, _wrap, tokens
 from .model import Page, site_of
 from .notebooks import trace_maps
 from .results import CPU, CUDA
@@ -114,32 +114,23 @@ def source_id(path: str, line: int) -> str:
 def each_pre(text: str, change) -> str:
     """The HTML with the content of each ``<pre>`` replaced by ``change(classes, start tag, content)``.
 
-    ``classes`` are those of the enclosing elements; ``change`` returns ``None`` (keep the
-    block) or the new start tag and content.
+    ``classes`` are those of the ``<div>`` the block sits in (Pygments' and mkdocs-jupyter's
+    wrapper); ``change`` returns ``None`` (keep the block) or the new start tag and content.
+    Only the tags around a block are read, so a page costs a few string searches.
     """
     out, pos = [], 0
-    toks = tokens(text)
-    stack: list = []
-    i = 0
-    while i < len(toks):
-        tok = toks[i]
-        if tok.kind == "end":
-            while stack and stack[-1].name != tok.name:
-                stack.pop()
-            if stack:
-                stack.pop()
-        elif tok.kind == "start" and tok.name not in _VOID:
-            if tok.name == "pre":
-                close = next((j for j in range(i + 1, len(toks)) if toks[j].kind == "end" and toks[j].name == "pre"),
-                             len(toks))
-                body_end = toks[close].start if close < len(toks) else len(text)
-                new = change({c for e in stack for c in e.classes}, text[tok.start:tok.end], text[tok.end:body_end])
-                if new is not None:
-                    out += [text[pos:tok.start], *new]
-                    pos, i = body_end, close
-                    continue
-            stack.append(tok)
-        i += 1
+    while (start := text.find("<pre", pos)) >= 0:
+        tag_end = text.find(">", start) + 1
+        close = text.find("</pre>", tag_end)
+        if tag_end <= 0 or close < 0:
+            break
+        div = text.rfind("<div", 0, start)
+        div_end = text.find(">", div) + 1
+        wrapper = tokens(text[div:div_end]) if div >= 0 and "</div>" not in text[div_end:start] else []
+        classes = set(wrapper[0].classes) if wrapper else set()  # the <div> the block is in, if any
+        new = change(classes, text[start:tag_end], text[tag_end:close])
+        out.append(text[pos:start] + "".join(new) if new is not None else text[pos:close])
+        pos = close
     out.append(text[pos:])
     return "".join(out)
 
@@ -198,11 +189,11 @@ def _line_starts(text: str) -> list[int]:
 # -- code blocks: an id on each line a trace points to ---------------------------------------------------
 def mark_code(body: str, inc: Include, sources: set[str], anchors: set[str], repo: Path) -> str | None:
     """Wrap each line of an include's code block that a trace line points to, with an id."""
-    if not sources:
+    where = code_lines(repo, inc)
+    if not sources.intersection(f"{path}:{number}" for path, number in where):
         return None
     root = _tree(body)
     text = _text(root)
-    where = code_lines(repo, inc)
     shown = inc.code.strip("\n")
     if text.rstrip("\n") != shown or not where:
         return None
