@@ -232,6 +232,9 @@
     if (e.key === "Escape") { pinned = null; clear("is-pinned"); show(null); select(null); source(null); }
   });
 
+  // the tooltip follows its name when the page scrolls (it is placed in the window)
+  addEventListener("scroll", () => { if (shown && tip && !tip.hidden) showTip(shown); }, { passive: true });
+
   function init() {
     for (const code of all("[data-traces]")) {
       folds(code);
