@@ -6,6 +6,7 @@ import sys
 from conftest import mkdocs_env
 from thunder_docs.cache import CachedOutput, OutputCache, fingerprint, section_keys
 from thunder_docs.sections import Section
+from thunder_docs.trace_map import TraceMap
 
 A = Section("snippets/page.py", "a", 2, "x = 1")
 B = Section("snippets/page.py", "b", 6, "print(x)")
@@ -61,10 +62,13 @@ def test_relevant_environment_variables_change_keys():
 def test_cache_round_trip_and_missing_entry(tmp_path):
     store = OutputCache(tmp_path)
     assert store.get("ab" * 32) is None
-    store.put("ab" * 32, CachedOutput("out", "err", 1.5))
-    assert store.get("ab" * 32) == CachedOutput("out", "err", 1.5)
+    entry = CachedOutput("out", "err", 1.5, TraceMap().to_json())
+    store.put("ab" * 32, entry)
+    assert store.get("ab" * 32) == entry
     (tmp_path / "ab" / f"{'ab' * 32}.json").write_text("{broken")
     assert store.get("ab" * 32) is None  # a damaged entry is a miss, not a crash
+    (tmp_path / "ab" / f"{'ab' * 32}.json").write_text('{"output": "out", "stderr": "", "seconds": 1.5}')
+    assert store.get("ab" * 32) is None  # an entry from before trace maps is a miss
 
 
 # -- the same rules through real builds ------------------------------------------------------

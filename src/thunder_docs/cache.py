@@ -6,7 +6,8 @@ A section's key hashes:
   its file, name and first line (line numbers show up in Thunder's source-line comments);
 - the environment: the versions of Python, thunder, torch, nvFuser and triton (versions.py), the device, and the
   environment variables that can change what Thunder prints;
-- the build code that shapes output (normalize.py), so a new normalization re-executes.
+- the build code that shapes output (normalize.py) or maps its traces (trace_capture.py,
+  trace_map.py), so a new normalization or trace map re-executes.
 
 Nothing here imports torch or thunder: versions come from package metadata, the device
 from the GPU driver's files, so a build whose outputs are all cached starts no worker.
@@ -26,7 +27,9 @@ from functools import cache
 from pathlib import Path
 
 from .files import JsonStore
+from .results import SectionResult
 from .sections import Section
+from .trace_map import TraceMap
 from .versions import package_versions
 
 # Environment variables whose value can change what a section prints (the build's own
@@ -40,7 +43,17 @@ class CachedOutput:
     output: str
     stderr: str
     seconds: float
-    graphs: list[list[str]] = field(default_factory=list)  # [expression, Mermaid text]
+    traces: dict  # TraceMap.to_json(); an entry made before trace maps has none and is a miss
+    graphs: list[list[str]] = field(default_factory=list)  # [expression, Mermaid text], for graph=
+
+    @classmethod
+    def of(cls, result: SectionResult) -> CachedOutput:
+        return cls(result.output, result.stderr, result.seconds, result.traces.to_json(),
+                   [list(g) for g in result.graphs])
+
+    def result(self, section: Section) -> SectionResult:
+        return SectionResult(section, self.output, self.stderr, self.seconds,
+                             graphs=tuple(tuple(g) for g in self.graphs), traces=TraceMap.from_json(self.traces))
 
 
 @cache
@@ -66,7 +79,9 @@ def relevant_env(environ: dict[str, str] | None = None) -> dict[str, str]:
 
 def _build_code_digest() -> str:
     here = Path(__file__).parent
-    return hashlib.sha256(b"".join((here / name).read_bytes() for name in ("normalize.py", "trace_graph.py"))).hexdigest()
+    code = b"".join((here / name).read_bytes()
+                    for name in ("normalize.py", "trace_graph.py", "trace_capture.py", "trace_map.py"))
+    return hashlib.sha256(code).hexdigest()
 
 
 def fingerprint(device: str, environ: dict[str, str] | None = None, versions: dict[str, str] | None = None) -> dict:
@@ -98,7 +113,7 @@ class OutputCache(JsonStore):
         data = super().get(key)
         try:
             return CachedOutput(**data) if data is not None else None
-        except TypeError:  # an entry of another shape: a miss, not a crash
+        except (TypeError, KeyError):  # an entry of another shape: a miss, not a crash
             return None
 
     def put(self, key: str, value: CachedOutput) -> None:

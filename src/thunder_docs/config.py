@@ -52,6 +52,13 @@ class LinksConfig(base.Config):
     reuse it; relative to ``mkdocs.yml``. Default: unset (link every page every build)."""
 
 
+class TracesConfig(base.Config):
+    """Options of ``thunder-traces``, which makes printed traces interactive (names, source lines, passes)."""
+
+    enabled = c.Type(bool, default=True)
+    """Mark up trace blocks and load the script and stylesheet on pages that have them. Default: on."""
+
+
 class DownloadsConfig(base.Config):
     """Options of ``thunder-downloads``, which offers each page's code as a notebook and a ``.py`` file."""
 

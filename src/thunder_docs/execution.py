@@ -16,7 +16,7 @@ from mkdocs.plugins import get_plugin_logger
 from .cache import CachedOutput, OutputCache, fingerprint, section_keys
 from .model import Page, Site
 from .notebooks import NotebookError, executed_copy
-from .results import CPU, ExecutionStats, SectionResult
+from .results import CPU, ExecutionStats
 from .runner import ExecutionError, PageJob, Runner
 from .stderr_log import StderrLog
 
@@ -47,9 +47,7 @@ class Execution:
         for job in jobs:
             cached = [self.cache.get(k) for k in keys[job.page]] if self.use_cache else [None]
             if all(cached):
-                self.site.results.add(device, job.page, [
-                    SectionResult(s, c.output, c.stderr, c.seconds, tuple(tuple(g) for g in c.graphs))
-                    for s, c in zip(job.sections, cached, strict=True)])
+                self.site.results.add(device, job.page, [c.result(s) for s, c in zip(job.sections, cached, strict=True)])
             else:
                 to_run.append(job)
         total = sum(len(j.sections) for j in jobs)
@@ -72,8 +70,7 @@ class Execution:
             self.stderr.add(page, [(r.section.name, r.stderr) for r in results])
             if self.use_cache:
                 for key, result in zip(keys[page], results, strict=True):
-                    self.cache.put(key, CachedOutput(result.output, result.stderr, result.seconds,
-                                                     [list(g) for g in result.graphs]))
+                    self.cache.put(key, CachedOutput.of(result))
         executed = sum(len(j.sections) for j in to_run)
         wall = time.perf_counter() - started
         page_seconds = {p: sum(r.seconds for r in rs) for p, rs in outcomes.items()}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from html.parser import HTMLParser
 
 from .names import resolve
@@ -178,8 +179,9 @@ class _Node:
     children: list[_Node] = field(default_factory=list)
     text: str | None = None  # a leaf's text as the reader sees it (an entity is one character)
 
-    @property
+    @cached_property
     def length(self) -> int:
+        """Characters of text inside; wrapping moves text between nodes but never changes a node's."""
         return len(self.text) if self.text is not None else sum(c.length for c in self.children)
 
     def html(self) -> str:

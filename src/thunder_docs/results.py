@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .sections import Section
+from .trace_map import TraceMap, join
 
 CPU, CUDA = "cpu", "cuda"
 
@@ -18,6 +19,7 @@ class SectionResult:
     stderr: str
     seconds: float
     graphs: tuple[tuple[str, str], ...] = ()  # (expression, Mermaid dataflow graph), for graph=
+    traces: TraceMap = field(default_factory=TraceMap)  # which bound symbol printed each trace line
 
 
 @dataclass
@@ -40,6 +42,16 @@ class Results:
 
     def graphs(self, device: str, page: str, section: Section) -> tuple[tuple[str, str], ...]:
         return self.by_device[device][page][section.name].graphs
+
+    def trace_map(self, device: str, page: str, sections: list[Section]) -> TraceMap:
+        """The trace map of :meth:`output`'s block: each section's map, moved to where its output starts."""
+        results = self.by_device[device][page]
+        maps, line = [], 0
+        for s in sections:
+            if results[s.name].output:
+                maps.append((results[s.name].traces, line))
+                line += results[s.name].output.count("\n") + 1
+        return join(maps)
 
     def outputs(self, device: str, page: str, names: list[str]) -> list[tuple[str, str]]:
         """(section name, output) of each named section, in the order given."""

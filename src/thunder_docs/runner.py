@@ -29,6 +29,8 @@ from mkdocs.plugins import get_plugin_logger
 from .normalize import normalize
 from .results import SectionResult
 from .sections import Section
+from .trace_capture import Recorder
+from .trace_map import TraceMap
 
 _POLL_SECONDS = 0.05
 log = get_plugin_logger("thunder_docs.exec")
@@ -47,6 +49,7 @@ class SectionDone:
     seconds: float
     stderr: str
     graphs: tuple[tuple[str, str], ...] = ()  # (expression, Mermaid dataflow graph) drawn after it
+    traces: TraceMap = field(default_factory=TraceMap)  # which bound symbol printed each trace line
 
 
 @dataclass(frozen=True)
@@ -177,7 +180,8 @@ class Runner:
                 job.page, section,
                 f"printed {len(stdout):,} characters, more than the limit of {job.max_output_chars:,} characters",
             )
-        return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds, message.graphs)
+        return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds,
+                             graphs=message.graphs, traces=message.traces)
 
 
 def _end_group(pid: int) -> None:
@@ -200,8 +204,10 @@ def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, st
         namespace["__file__"] = sections[0].path
         sys.path.insert(0, os.path.join(root, os.path.dirname(sections[0].path)))
     _seed()
+    recorder = Recorder(Path(root))
     for index, section in enumerate(sections):
         path = section.path
+        recorder.start()
         started = time.perf_counter()
         with _Capture(Path(tmp) / f"{index}.out", Path(tmp) / f"{index}.err") as capture:
             try:
@@ -212,7 +218,8 @@ def _child(conn, root: str, sections: list[Section], tmp: str, env: dict[str, st
                 error = exc
         seconds = time.perf_counter() - started
         if error is None:
-            conn.send(SectionDone(seconds, capture.stderr, drawn))
+            traces, problem = recorder.finish_file(capture.out)
+            conn.send(SectionDone(seconds, capture.stderr + problem, graphs=drawn, traces=traces))
             continue
         conn.send(SectionFailed(seconds, capture.stderr, _innermost_line(error, path) or section.start_line,
                                 "".join(traceback.format_exception_only(error)).strip(),

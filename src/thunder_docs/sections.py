@@ -65,9 +65,10 @@ class Include:
 
     An HTML comment on the line right before the fence sets options, such as
     ``<!-- exec: output=diff -->`` (highlight the output as a diff),
-    ``<!-- exec: cuda -->`` (the output differs on CUDA: show it in device tabs) or
+    ``<!-- exec: cuda -->`` (the output differs on CUDA: show it in device tabs),
     ``<!-- exec: graph=traces[0],traces[-1] -->`` (after the block's code runs, draw each named
-    trace or bound symbol as a dataflow graph, trace_graph.py).
+    trace or bound symbol as a dataflow graph, trace_graph.py) or
+    ``<!-- exec: stepper -->`` (a pass stepper over the ``last_traces`` list its code walks through).
     """
 
     fence: Fence
@@ -177,7 +178,7 @@ def find_includes(markdown: str, page: str, root: Path, first_line: int = 1) -> 
     return includes
 
 
-_KNOWN_OPTIONS = {"output", "cuda", "graph"}
+_KNOWN_OPTIONS = {"output", "cuda", "graph", "stepper"}
 
 
 def _options(line: str, where: str) -> dict[str, str]:

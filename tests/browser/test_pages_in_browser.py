@@ -15,10 +15,12 @@ BLOCKING = ("serious", "critical")  # axe-core impacts that fail a page
 REPR_START = '<TensorProxy(name="'
 
 # Printed outputs as the page shows them, with any element inside them that is not
-# Pygments' markup (a `<TensorProxy(...)>` parsed as HTML would become an element).
+# Pygments' or the trace markup (a `<TensorProxy(...)>` parsed as HTML would become an element);
+# the fold buttons that thunder-traces.js adds to trace lines hold no text.
 OUTPUTS_JS = """() => [...document.querySelectorAll("div.exec-output code")].map((code) => ({
   text: code.innerText,
-  foreign: [...code.querySelectorAll("*")].map((e) => e.localName).filter((n) => n !== "span" && n !== "a"),
+  foreign: [...code.querySelectorAll("*:not(button.tfold)")].map((e) => e.localName)
+    .filter((n) => n !== "span" && n !== "a"),
 }))"""
 OVERFLOWING_CODE_JS = """() => [...document.querySelectorAll(".md-content pre > code")]
   .filter((code) => code.scrollWidth > code.clientWidth + 1)

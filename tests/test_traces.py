@@ -1,0 +1,103 @@
+"""Every printed trace on the built site is interactive (thunder-traces), and the markup only wraps text."""
+
+from __future__ import annotations
+
+import gzip
+import re
+
+import pytest
+
+from conftest import PAGES_WITH_CODE, SITE, built_html
+from thunder_docs.interactive import SCRIPT, STYLESHEET
+
+# A line that only a printed trace (or bound symbol) prints, after an optional diff prefix: an
+# operation with its output's annotation, an annotation of a name, a del, a trace's signature.
+# This is how the test recognizes a trace block on its own, without the build's trace maps.
+TRACE_LINE = re.compile(r'^[-+ ]?\s*(?:# )?(?:\w+(?:, \w+)*,? = [\w.]+\(.*\)  # \w+: "[^"]*"'
+                        r'|\w+: "[^"]*"|del \w+(?:, \w+)*|def \w+\(.*\):)$')
+GZIP_BUDGET = 15 * 1024  # the script and the stylesheet together, gzip-compressed
+
+
+PAGES_AND_NOTEBOOKS = [*PAGES_WITH_CODE, *(nb.path for nb in SITE.notebooks.values())]
+
+
+def _trace_blocks(html):
+    """(block's <code>, its trace-looking lines) of each output block that prints a trace: the
+    build's output blocks, and a notebook's outputs (a <pre> without <code>)."""
+    for div in html.select("div.exec-output, div.jp-OutputArea-output"):
+        code = div.find("code") or div.find("pre")
+        if code is None:
+            continue
+        lines = [ln for ln in code.get_text().split("\n") if TRACE_LINE.match(ln)]
+        if lines:
+            yield code, lines
+
+
+def test_every_printed_trace_is_interactive(built_site, capsys):
+    total = interactive = 0
+    problems = []
+    for page in PAGES_AND_NOTEBOOKS:
+        for code, lines in _trace_blocks(built_html(built_site, page)):
+            total += 1
+            marked = {line.get_text().rstrip("\n") for line in code.select(".tl")}
+            missing = [ln for ln in lines if ln not in marked]
+            if code.has_attr("data-traces") and not missing:
+                interactive += 1
+            else:
+                problems.append(f"{page}: {len(missing)} trace lines not marked, first {missing[:1]}")
+    with capsys.disabled():
+        print(f"\ntrace blocks: {total}, interactive: {interactive}")
+    assert total >= 30, f"only {total} trace blocks found: the pattern no longer recognizes printed traces"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("page", PAGES_AND_NOTEBOOKS)
+def test_names_carry_their_proxy_and_the_definition_is_marked(built_site, page):
+    for code, _ in _trace_blocks(built_html(built_site, page)):
+        for name in code.select(".tp"):
+            assert name["data-proxy"] == name.get_text() and name["tabindex"] == "0"
+        for line in code.select(".tl[data-defs]"):
+            for proxy in line["data-defs"].split():
+                assert code.select(f'.tp[data-def][data-proxy="{proxy}"]'), f"{page}: {proxy} has no definition"
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_CODE)
+def test_source_comments_link_to_the_line_of_the_code_on_the_page(built_site, page):
+    html = built_html(built_site, page)
+    for link in html.select("a.tsrc"):
+        target = html.find(id=link["href"].removeprefix("#"))
+        assert target is not None and "sl" in target["class"], f"{page}: {link['href']} has no target"
+        path, _, number = link.get_text().rpartition(":")
+        assert target["data-src"] == f"{path}:{number}"
+        lines = SITE.page(page).includes  # the target is a line of the code the page shows
+        assert any(target.get_text() in inc.code.split("\n") for inc in lines)
+
+
+def test_every_source_comment_is_a_link(built_site):
+    for page in PAGES_WITH_CODE:
+        for code, _ in _trace_blocks(built_html(built_site, page)):
+            for line in code.select(".tl-source"):
+                assert line.find("a", class_="tsrc"), f"{page}: {line.get_text()!r} is not linked"
+
+
+def test_the_script_loads_only_on_pages_with_trace_blocks(built_site):
+    for page in [*SITE.pages.values(), *SITE.notebooks.values()]:
+        html = SITE.built(built_site, page.path).read_text(encoding="utf-8")
+        has_blocks = " data-traces=" in html
+        assert (SCRIPT.rpartition("/")[2] in html) == has_blocks, page.path
+        assert (STYLESHEET.rpartition("/")[2] in html) == has_blocks, page.path
+
+
+def test_the_script_and_stylesheet_are_small(built_site):
+    size = sum(len(gzip.compress((built_site / uri).read_bytes(), 9)) for uri in (SCRIPT, STYLESHEET))
+    assert size <= GZIP_BUDGET, f"thunder-traces.js and .css weigh {size} bytes gzip-compressed"
+
+
+def test_the_pipeline_page_has_a_stepper_over_every_trace(built_site):
+    import json
+
+    html = built_html(built_site, "docs/guides/pipeline.md")
+    (code,) = html.select("code[data-walk]")
+    steps = json.loads(code["data-walk"])
+    assert len(steps) == 7 and steps[0]["title"] == ""
+    assert [s["same"] for s in steps] == [False, False, True, True, False, True, False]
