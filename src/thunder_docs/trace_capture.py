@@ -296,6 +296,15 @@ def _source(bsym) -> tuple[str, int] | None:
     return bsym.source_filename, positions.lineno
 
 
+def _shown_source(where: tuple[str, int] | None, norm) -> str:
+    """``file:line`` as the page shows it (normalized), or "" for a file of no fixed place (a
+    notebook kernel's temporary cell file): a machine's path never reaches the page."""
+    if where is None:
+        return ""
+    shown = norm(f"{where[0]}:{where[1]}")
+    return "" if shown.startswith("/") else shown
+
+
 # -- matching the output's lines to recorded lines -------------------------------------------------
 def _key(line: str) -> str:
     return " ".join(line.split())
@@ -437,10 +446,9 @@ def _line(i: int, trace: int, rec: _Recording, j: int, col: int, norm) -> Line:
         names = tuple(Name(a + col, b + col, n) for a, b, n in _name_tokens(text, params))
         return Line(i, trace, "signature", names=names, col=col)
     bsym = info.bsym
-    where = _source(bsym)
-    source = f"{where[0]}:{where[1]}" if where else ""
+    source = _shown_source(_source(bsym), norm)
     if info.kind == "source":
-        return Line(i, trace, "source", source=norm(source), col=col)
+        return Line(i, trace, "source", source=source, col=col)
     defines, reads = _names_of(bsym, "flat_proxy_outs"), _names_of(bsym, "flat_proxy_args")
     names = [Name(a + col, b + col, name) for a, b, name in _name_tokens(text, {*defines, *reads})]
     executor = getattr(bsym.sym, "executor", None)
