@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
+from filelock import FileLock
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, BuildError, ConfigurationError
@@ -66,14 +67,51 @@ def standalone_output(path: str) -> str:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The site, built once with `mkdocs build --strict` (fails the test on any warning)."""
-    site = tmp_path_factory.mktemp("site")
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT, capture_output=True, text=True, timeout=1800, env=mkdocs_env(),
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    """The site, built once per test run with `mkdocs build --strict` (fails on any warning).
+
+    Under pytest-xdist every worker asks for it: the first builds it into the run's shared
+    folder, holding a lock; the others wait and reuse it.
+    """
+    shared = tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") \
+        else tmp_path_factory.getbasetemp()
+    site, done = shared / "built-site", shared / "built-site.ok"
+    with FileLock(str(shared / "built-site.lock")):
+        if not done.exists():
+            proc = subprocess.run(
+                [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                cwd=ROOT, capture_output=True, text=True, timeout=1800, env=mkdocs_env(),
+            )
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            done.touch()
     return site
+
+
+# -- reports the browser tests collect (page weights, the axe audit), printed once at the end -------
+REPORTS: dict[str, dict] = {"weights": {}, "accessibility": {}}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist: a worker is done; keep the rows its browser tests collected."""
+    for name, rows in getattr(node, "workeroutput", {}).get("reports", {}).items():
+        REPORTS[name].update(rows)
+
+
+def pytest_terminal_summary(terminalreporter):
+    from browser.harness import accessibility_table, weight_table
+
+    accessibility = {tuple(k.split("\0")): v for k, v in REPORTS["accessibility"].items()}
+    if accessibility:
+        terminalreporter.section("accessibility (axe-core, WCAG 2.0/2.1 A and AA): elements in violation")
+        for line in accessibility_table(dict(sorted(accessibility.items()))):
+            terminalreporter.write_line(line)
+        terminalreporter.write_line("serious or critical fails the page's test")
+    if REPORTS["weights"]:
+        terminalreporter.section("page weight (first load, light scheme)")
+        for line in weight_table(dict(sorted(REPORTS["weights"].items()))):
+            terminalreporter.write_line(line)
+        terminalreporter.write_line("gzip: what the same files weigh gzip-compressed, as most hosts send them; "
+                                    "a page above 200,000 bytes gzip fails its test")
 
 
 # -- throwaway sites ------------------------------------------------------------------------------

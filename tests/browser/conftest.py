@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import CHROMIUM, ROOT, accessibility_table, launch, new_context, serve, switch_scheme, weight_table
+from .harness import CHROMIUM, ROOT, launch, new_context, serve, switch_scheme
 
 
 def _last_commit_epoch() -> str:
@@ -115,16 +115,13 @@ def shown_outputs():
     return OUTPUTS
 
 
-def pytest_terminal_summary(terminalreporter):
-    if ACCESSIBILITY:
-        terminalreporter.section("accessibility (axe-core, WCAG 2.0/2.1 A and AA): elements in violation")
-        for line in accessibility_table(dict(sorted(ACCESSIBILITY.items()))):
-            terminalreporter.write_line(line)
-        terminalreporter.write_line("serious or critical fails the page's test")
-    if not WEIGHTS:
-        return
-    terminalreporter.section("page weight (first load, light scheme)")
-    for line in weight_table(dict(sorted(WEIGHTS.items()))):
-        terminalreporter.write_line(line)
-    terminalreporter.write_line("gzip: what the same files weigh gzip-compressed, as most hosts send them; "
-                                "a page above 200,000 bytes gzip fails its test")
+def pytest_sessionfinish(session):
+    """Hand the collected rows to the summary: in this process, or to pytest-xdist's controller."""
+    rows = {"weights": WEIGHTS, "accessibility": {"\0".join(k): v for k, v in ACCESSIBILITY.items()}}
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["reports"] = rows
+    else:
+        from conftest import REPORTS
+
+        for name, found in rows.items():
+            REPORTS[name].update(found)

@@ -8,6 +8,9 @@ import pytest
 
 from .harness import DOCS, SCHEMES, VIEWPORT, audit, doc_pages, visit, weight
 
+# One worker runs every browser test: one Chromium, one server, one built site.
+pytestmark = pytest.mark.xdist_group("browser")
+
 PAGES = doc_pages()
 PHONE = {"width": 390, "height": 844}
 WEIGHT_LIMIT = 200_000  # bytes, gzip: what a first visit of any page may download

@@ -10,7 +10,12 @@ import urllib.parse
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 from .harness import base_path, built_pages, configured_site_url, doc_pages
+
+# One worker runs every browser test: one Chromium, one server, one built site.
+pytestmark = pytest.mark.xdist_group("browser")
 
 SITE_URL_HOSTS = {urllib.parse.urlsplit(configured_site_url()).hostname}  # links to the deployed site are internal
 LINKING = {"a": "href", "link": "href", "script": "src", "img": "src", "source": "src", "iframe": "src"}

@@ -13,6 +13,9 @@ import pytest
 
 from .harness import SCHEMES
 
+# One worker runs every browser test: one Chromium, one server, one built site.
+pytestmark = pytest.mark.xdist_group("browser")
+
 AUTOGRAD = "guides/autograd/"
 PIPELINE = "guides/pipeline/"
 FIRST = "first_trace/"
