@@ -50,7 +50,10 @@ assert thunder.last_interpreter_log(unlogged) == []  # recorded only with record
 assert len(log) > 0 and start > 0 and any("NULL + print" in line for line in own)
 return_line = f":{f.__code__.co_firstlineno + 2} in f()"  # the line `return x * 2`
 assert any(line.endswith(return_line) for line in own)  # it is logged too
-assert own[1].strip() == "def f(x):"  # the source text of the line
+import linecache  # noqa: E402
+
+source = linecache.getline(f.__code__.co_filename, f.__code__.co_firstlineno).strip()
+assert not source or own[1].strip() == source == "def f(x):"  # the line's text, when the file can be read
 # --8<-- [end:interpreter-log]
 
 # --8<-- [start:log-after-hit]
