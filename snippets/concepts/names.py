@@ -148,7 +148,7 @@ print("weight in [weight] outside a trace:", weight in [weight])  # identity fir
 with tracectx(TraceCtx()):
     inside = weight == weight  # inside a trace: an eq line and a bool tensor proxy
     try:
-        weight in [TensorProxy(like=weight)]  # another proxy: eq, then bool() of its result
+        weight in [TensorProxy(like=weight)]  # noqa: B015 - another proxy: eq, then bool() of its result
     except NotImplementedError as e:
         in_error = e
 print("weight == weight inside a trace:", inside)
