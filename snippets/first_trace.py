@@ -27,6 +27,11 @@ print(result.shape)
 traces = thunder.last_traces(jfn)
 trc = traces[-1]  # the trace that actually ran
 print(trc)
+
+assert traces[4] is traces[5]  # one trace object, listed twice
+assert not any("Transform for execution" in str(t.get_provenance()) for t in traces)  # never listed
+assert jfn(x, y) is not None and thunder.cache_hits(jfn) == 1
+assert thunder.last_traces(jfn) is traces  # a cache hit: the list of the compilation it reused
 # --8<-- [end:last-trace]
 
 # --8<-- [start:header]
@@ -43,7 +48,12 @@ def pass_name(trace):
 print(pass_name(trc))
 print(trc.siginfo())
 
+timed = [pass_name(t) for t in traces if t.get_provenance() and "(took" in t.get_provenance().pss]
+print("timed:", timed)
+
 assert "(took" not in pass_name(traces[3]) and "(took" in traces[3].get_provenance().pss
+assert timed == ["Dead Code Elimination", "Delete Last Used", "Delete Last Used"]
+assert "(took" not in trc.get_provenance().pss  # the trace that ran has no timing
 assert pass_name(traces[0]) is None
 # --8<-- [end:header]
 
@@ -77,6 +87,8 @@ from thunder.core.trace import TraceCtx
 print(TraceCtx())  # a trace with no bound symbols at all
 
 assert "import torch\n" in str(TraceCtx())  # torch is imported whatever the trace calls
+# ltorch.add's module is thunder.torch: the trace imports it, and its root package thunder too
+assert "import thunder\nimport thunder.torch as ltorch\n" in str(traces[0])
 # --8<-- [end:imports]
 
 # --8<-- [start:lines]
@@ -111,6 +123,8 @@ ltorch_add = add.subsymbols[0]
 print("subsymbol:  ", ltorch_add.sym.id, "->", [str(sub.sym.id) for sub in ltorch_add.subsymbols])
 
 assert add.sym.executor.name == "torch" and add.output.shape == (3, 3, 3)
+assert add.sym.module is torch and str(add).startswith("t7 = torch.add(")  # printed with the symbol's module
+assert ltorch_add.sym.module is thunder.torch and str(ltorch_add).startswith("t7 = ltorch.add(")
 assert add.output.name == "t7" and add.kwargs == {"alpha": 1}
 assert ltorch_add.sym.id == "torch.add" and not ltorch_add.sym.is_prim
 assert all(sub.sym.is_prim for sub in ltorch_add.subsymbols)
@@ -154,6 +168,15 @@ assert [sub.sym.name for sub in snap_traces[0].bound_symbols[3].subsymbols] == [
 assert seen["trace"] is snap_traces[2]  # the hook got traces[2], which dead-code elimination read next
 assert snap_traces[0].bound_symbols[3] is seen["mul"] is snap_traces[2].bound_symbols[3]  # one object
 assert snap_traces[1].bound_symbols[3] is seen["mul"]
+
+# Which passes reuse the bound symbol objects of the trace before, and which make new ones?
+shared = []
+for i in range(1, len(snap_traces)):
+    before, after = snap_traces[i - 1].bound_symbols, snap_traces[i].bound_symbols
+    shared.append(sum(any(b is a for a in before) for b in after))
+    print(f"traces[{i}] {pass_name(snap_traces[i])!r:34} reuses {shared[-1]} of its {len(after)} bound symbols")
+assert shared[:3] == [4, 5, 0]  # traces[1] and traces[2] reuse; DCE, traces[3], makes new ones
+assert snap_traces[3].bound_symbols[3] is not seen["mul"] and snap_traces[3].bound_symbols[3].subsymbols == seen["mul"].subsymbols
 
 from thunder.core import prims
 from thunder.core.trace import from_trace, tracectx

@@ -39,6 +39,13 @@ assert first.siginfo().args == [("x", None), ("t_fc_bias", None), ("t_fc_weight"
 assert {"t_fc_weight", "t_fc_bias"} <= first.names and "t_0" in first.names
 linear = next(b for b in first.bound_symbols if b.sym.name == "linear")
 assert [a.name for a in linear.args] == ["x", "t_fc_weight", "t_fc_bias"]
+
+# Where the name comes from: the path the interpreter read the weight through.
+from thunder.core.jit_ext import _infer_name_postfix_from_provenance  # noqa: E402
+
+print(first.args[2].history)
+assert _infer_name_postfix_from_provenance(first.args[2].history) == "_fc_weight"  # _modules, _parameters dropped
+assert "'_modules'" in str(first.args[2].history) and "'_parameters'" in str(first.args[2].history)
 # --8<-- [end:parameters]
 
 # --8<-- [start:thunder-module]
@@ -101,7 +108,7 @@ assert {"t_0_0", "t_0_1"} <= thunder.last_traces(jtotal)[0].names  # the names t
 weight = first.args[2]
 print("name                      ", weight.name)
 print("shape, len(shape), ndim   ", weight.shape, len(weight.shape), weight.ndim)
-print("numel                     ", weight.numel)
+print("numel, numel()            ", weight.numel, weight.numel())
 print("dtype                     ", weight.dtype, "->", thunder.torch.to_torch_dtype(weight.dtype))
 print("device                    ", weight.device, weight.device.devicetype, weight.device.index)
 print("requires_grad             ", weight.requires_grad, "| x:", first.args[0].requires_grad)
@@ -111,10 +118,15 @@ print("distparallel_type         ", weight.distparallel_type)
 print("thunder_fsdp_padding_size ", weight.thunder_fsdp_padding_size)
 print("tags                      ", weight.tags, "| x:", first.args[0].tags)
 print("type_string()             ", weight.type_string())
+print("prefix                    ", weight.prefix)
+print("history                   ", type(weight.history).__name__, "(printed above)")
 
 assert isinstance(weight, TensorProxy) and not isinstance(weight, torch.Tensor)
 assert weight.name == "t_fc_weight"
-assert weight.shape == (3, 4) and len(weight.shape) == weight.ndim == 2 and weight.numel == 12
+assert weight.shape == (3, 4) and len(weight.shape) == weight.ndim == 2
+assert weight.numel == 12 and weight.numel() == 12  # an int that can also be called
+assert weight.prefix == "t" and weight.history is not None
+assert all(o.history is None for b in first.bound_symbols if b.sym.name in ("linear", "relu") for o in b.flat_proxy_outs)
 assert weight.dtype == thunder.dtypes.float32 and thunder.torch.to_torch_dtype(weight.dtype) is torch.float32
 assert weight.device.devicetype is DeviceType.CPU and weight.device.type == "cpu"
 assert weight.requires_grad and not first.args[0].requires_grad
@@ -122,14 +134,30 @@ assert weight.true_dtype == weight.dtype and weight.grad is None
 with tracectx(TraceCtx()):  # a tensor with no dimensions: its true_dtype is weak
     scalar = TensorProxy(like=weight, shape=())
 print("a 0-d tensor's dtype, true_dtype:", scalar.dtype, scalar.true_dtype)
+with tracectx(TraceCtx()):  # weak: a 0-d float64 tensor does not make the product float64
+    product = thunder.torch.mul(weight, TensorProxy(like=weight, shape=(), dtype=thunder.dtypes.float64))
+print("f32[3, 4] times a 0-d f64 tensor:", product.dtype)
+assert product.dtype == thunder.dtypes.float32
 try:
     weight == weight  # noqa: B015 - == on proxies calls Thunder's eq symbol
 except NotImplementedError as e:
     compare_error = e
 print("weight == weight outside a trace:", compare_error)
 assert "outside of a tracing context" in str(compare_error)
+print("weight in [weight] outside a trace:", weight in [weight])  # identity first: eq is not called
+with tracectx(TraceCtx()):
+    inside = weight == weight  # inside a trace: an eq line and a bool tensor proxy
+    try:
+        weight in [TensorProxy(like=weight)]  # noqa: B015 - another proxy: eq, then bool() of its result
+    except NotImplementedError as e:
+        in_error = e
+print("weight == weight inside a trace:", inside)
+print("weight in [another proxy] inside a trace:", in_error)
+assert weight in [weight] and isinstance(inside, TensorProxy) and inside.dtype == thunder.dtypes.bool8
+assert str(in_error).startswith("casting a TensorProxy to a Python boolean is not supported")
 assert scalar.dtype == thunder.dtypes.float32 and scalar.true_dtype == thunder.dtypes.float32_
 assert scalar.true_dtype.is_weak
+assert scalar.history is None and scalar.name.startswith(scalar.prefix)  # a name Thunder picked: t0
 assert weight.distparallel_type is DistParallelType.NONE and weight.thunder_fsdp_padding_size is None
 assert weight.tags == {ProxyTag.STATIC_MEMORY_LOCATION} and not first.args[0].tags  # parameters are tagged
 assert weight.type_string() == "cpu f32[3, 4]"

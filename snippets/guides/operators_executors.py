@@ -49,6 +49,7 @@ assert calls == ["mul_add"] and line.sym.executor is myex and not line.sym.is_pr
 assert [s.sym.name for s in line.subsymbols] == ["mul", "add"]  # recorded from the like function
 assert [ex.name for ex in thunder.compile_data(jf).executors_list][1:] == ["myex", "torch", "python"]
 assert thunder.compile_data(jf).executors_list[0].name.startswith("__ad_hoc_executor_")
+assert [ex.name for ex in thunder.extend.get_always_executors()] == ["torch", "python"]
 with_meta = myex.register_operator("mul_add_prim", meta=lambda a, b, c: TensorProxy(like=a), fn=mul_add_impl)
 assert with_meta.is_prim  # meta= instead of like=: a prim, recorded without subsymbols
 # --8<-- [end:register-operator]
@@ -159,6 +160,13 @@ print(calls)
 assert "my_mul(x, y)" in str(forward) and "mul_grads" not in str(forward)
 assert sum(b.sym.name == "mul_grads" for b in backward.bound_symbols) == 1
 assert calls == ["my_mul", "my_mul", "mul_grads"]  # forward; sin's backward (a mul); ours
+
+calls.clear()  # float64: float32_only declines, torch runs the mul, and Thunder's own rule is used
+x64g, y64g = x.double().requires_grad_(), y.double().requires_grad_()
+jg(x64g, y64g).sum().backward()
+backward64 = thunder.last_backward_traces(jg)[-1]
+assert calls == [] and not any(b.sym.name == "mul_grads" for b in backward64.bound_symbols)
+torch.testing.assert_close(x64g.grad, (torch.cos(x * y) * y).double())
 # --8<-- [end:grad-transform]
 
 # --8<-- [start:order]
@@ -185,6 +193,17 @@ for case, result in table.items():
     print(f"{case:<26} -> {result}")
 
 assert list(table.values()) == ["my_mul (myex)", "other_mul (otherex)", "other_mul (otherex)", "mul (torch)"]
+
+# A prim that no executor claims, and that carries no executor of its own, cannot be run.
+from thunder.core.symbol import Symbol  # noqa: E402
+
+lonely = Symbol(name="lonely", id="lonely", meta=lambda a: TensorProxy(like=a), is_prim=True)
+try:
+    thunder.jit(lambda t: lonely(t))(x)
+except RuntimeError as e:
+    unclaimed = e
+print("RuntimeError:", str(unclaimed).split(" bsym=")[0])
+assert str(unclaimed).startswith("Failed to find an executor for bound symbol")
 # --8<-- [end:order]
 
 # --8<-- [start:no-runtime-fallback]

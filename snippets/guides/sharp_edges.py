@@ -44,11 +44,16 @@ own = [line for line in lines[start:] if line.strip() and len(line) - len(line.l
 print("\n".join(own[:16]))
 
 unlogged = thunder.jit(f)
-unlogged(x)
+with contextlib.redirect_stdout(io.StringIO()):  # keep its print off this output
+    unlogged(x)
 assert thunder.last_interpreter_log(unlogged) == []  # recorded only with record_interpreter_history
 assert len(log) > 0 and start > 0 and any("NULL + print" in line for line in own)
 return_line = f":{f.__code__.co_firstlineno + 2} in f()"  # the line `return x * 2`
 assert any(line.endswith(return_line) for line in own)  # it is logged too
+import linecache  # noqa: E402
+
+source = linecache.getline(f.__code__.co_filename, f.__code__.co_firstlineno).strip()
+assert not source or own[1].strip() == source == "def f(x):"  # the line's text, when the file can be read
 # --8<-- [end:interpreter-log]
 
 # --8<-- [start:log-after-hit]
@@ -107,4 +112,8 @@ print("run by:", line.sym.executor.name, "| defined in:", line.sym.module.__name
 
 assert recorded.sym.id == "torch.histc" and recorded.sym.module.__name__ == "thunder.torch"
 assert line.sym.executor.name == "torch"
+from thunder.core.prims import OpTags  # noqa: E402
+
+print("is a prim:", recorded.sym.is_prim, "| tags:", recorded.sym.tags, "| subsymbols:", recorded.subsymbols)
+assert recorded.sym.is_prim and OpTags.AUTO_REGISTERED in recorded.sym.tags and recorded.subsymbols == []
 # --8<-- [end:auto-registered]

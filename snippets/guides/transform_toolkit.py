@@ -12,7 +12,7 @@ import thunder.core.prims as prims
 import thunder.torch as ltorch
 from thunder.core.proxies import TensorProxy, variableify
 from thunder.core.trace import TraceProvenance, from_trace, get_tracectx, tracectx
-from thunder.core.trace_interpreter import TraceSubstitutionProcessor, interpret_trace
+from thunder.core.trace_interpreter import TraceSubstitutionProcessor, interpret_trace, trace_interpreter_skip_list
 from thunder.core.transforms import VISIT_TYPE, visitor_transform
 from thunder.core.utils import consumers, producers
 
@@ -58,6 +58,11 @@ assert comments == ["y has shape (3, 3)", "t1 has shape (3, 3)", "z has shape (3
 assert commented.bound_symbols[2].sym.id == "torch.mul" and commented.bound_symbols[3].sym.id == prims.PrimIDs.COMMENT
 assert len(commented.bound_symbols) == len(trc.bound_symbols) + 4
 assert commented.names is trc.names  # made with from_trace
+# A comment line has no source position, so the next line with one prints its source line again.
+assert all(b.source_positions is None for b in commented.bound_symbols if b.sym.id == prims.PrimIDs.COMMENT)
+sin_bsym = next(b for b in trc.bound_symbols if b.sym.id == "torch.sin")
+line_22 = f"# {sin_bsym.source_filename}:{sin_bsym.source_positions.lineno}:"  # the source comment of z's line
+assert trc.python().count(line_22) == 1 and commented.python().count(line_22) == 2
 
 import inspect  # noqa: E402
 
@@ -115,6 +120,7 @@ assert y.name == "y" and made_by[y].sym.id == "torch.mul"
 assert [b.sym.name for b in read_by[y]] == ["sin", "add"]
 assert made_by[trc.args[0]].sym.id == prims.PrimIDs.UNPACK_TRIVIAL
 assert [b.sym.name for b in read_by[trc.args[0]]] == ["mul", "python_return"]
+assert "y" in made_by._dict and not any(isinstance(k, TensorProxy) for k in made_by._dict)  # stored by name
 # --8<-- [end:producers-consumers]
 
 # --8<-- [start:remove-mul-by-one]
@@ -124,6 +130,7 @@ def is_mul_by_one(bsym):
         and isinstance(bsym.args[0], TensorProxy)
         and type(bsym.args[1]) in (int, float)
         and bsym.args[1] == 1
+        and bsym.output.dtype == bsym.args[0].dtype  # type promotion changed nothing
     )
 
 
@@ -160,6 +167,19 @@ show_diff(traces[2], traces[3])
 assert traces[3].get_provenance().pss == "Remove multiplications by one"
 assert not any(b.sym.name == "mul" for b in traces[-1].bound_symbols)
 assert all(p.name != "y" for b in traces[3].bound_symbols for p in b.flat_proxy_args)
+assert variableify(y).proxy is y and hash(variableify(y)) == hash("y")  # a Variable: hashed by name
+assert variableify(y) == variableify(y) and variableify(y) != variableify(trc.args[0])
+
+
+def times_one_point_oh(x):
+    return x * 1.0 + 0  # for an integer tensor, x * 1.0 is a float tensor
+
+
+ints = torch.arange(4)
+jints = thunder.jit(times_one_point_oh, transforms=[RemoveMulByOne()])
+assert times_one_point_oh(ints).dtype == torch.float32 != ints.dtype
+assert jints(ints).dtype == torch.float32  # the dtype check kept that mul
+assert any(b.sym.name == "mul" for b in thunder.last_traces(jints)[-1].bound_symbols)
 # --8<-- [end:remove-mul-by-one]
 
 # --8<-- [start:check-traces]
@@ -192,9 +212,63 @@ assert isinstance(unchecked, UnboundLocalError) and "'y'" in str(unchecked)
 assert str(checked).startswith("unknown proxy y is used in t1 = ltorch.sin(y)")
 # the broken trace never made it into last_traces: the last entry is the trace before the transform
 assert thunder.last_traces(checked_jfn)[-1].get_provenance().pss == "Remove context manager prims"
-# the good transform passes the same check
-checked_good = thunder.jit(fn, transforms=[RemoveMulByOne()], debug_options=thunder.DebugOptions(check_traces=True))
-torch.testing.assert_close(checked_good(x, w), fn(x, w))
+
+# Which traces are checked? Note each trace check_trace is given while the good transform compiles.
+import thunder.dev_utils.check_trace as check_trace_module  # noqa: E402
+
+given = []
+original_check_trace = check_trace_module.check_trace
+
+
+def noting_check_trace(trace, **kwargs):
+    given.append(trace)
+    return original_check_trace(trace, **kwargs)
+
+
+check_trace_module.check_trace = noting_check_trace
+try:  # the good transform passes the same check
+    checked_good = thunder.jit(fn, transforms=[RemoveMulByOne()], debug_options=thunder.DebugOptions(check_traces=True))
+    torch.testing.assert_close(checked_good(x, w), fn(x, w))
+finally:
+    check_trace_module.check_trace = original_check_trace
+
+
+def was_checked(t):
+    return any(t is g for g in given)
+
+
+for kind, listed in (("last_traces", thunder.last_traces(checked_good)),
+                     ("last_prologue_traces", thunder.last_prologue_traces(checked_good))):
+    print(f"{kind}, checked:", [was_checked(t) for t in listed])
+print("not checked:", [t.get_provenance().pss.split(" (took")[0]
+                       for t in thunder.last_prologue_traces(checked_good) if not was_checked(t)])
+
+assert all(was_checked(t) for t in thunder.last_traces(checked_good))
+assert was_checked(thunder.last_prologue_traces(checked_good)[0])
+assert not was_checked(thunder.last_prologue_traces(checked_good)[-1])  # added with +=, not extend
+assert thunder.last_prologue_traces(checked_good)[-1].get_provenance().pss.startswith("Transform for execution")
+
+# check_trace looks into the subsymbols of a line whose symbol is not a prim, and not into a prim's.
+with tracectx(thunder.core.trace.TraceCtx()):
+    stray = TensorProxy(like=trc.args[0], name="stray")  # made by no line of trc
+sin_line = next(b for b in trc.bound_symbols if b.sym.id == "torch.sin")
+bad_sub = sin_line.subsymbols[0].from_bsym(args=(stray,))  # prims.sin(stray)
+
+
+def with_sin_subsymbols(t, subsymbols):
+    new = from_trace(t)
+    new.bound_symbols = [b.from_bsym(subsymbols=subsymbols) if b.sym.name == "sin" else b for b in t.bound_symbols]
+    return new
+
+
+try:
+    check_trace_module.check_trace(with_sin_subsymbols(trc, [bad_sub]))  # ltorch.sin: not a prim
+except AssertionError as e:
+    sub_error = e
+assert str(sub_error).startswith("unknown proxy stray is used in")
+inlined_sin = next(b for b in inlined.bound_symbols if b.sym.name == "sin")
+assert inlined_sin.sym.is_prim
+check_trace_module.check_trace(with_sin_subsymbols(inlined, [bad_sub]))  # prims.sin: not looked into
 # --8<-- [end:check-traces]
 
 # --8<-- [start:new-input]
@@ -295,6 +369,8 @@ print(thunder.last_traces(jg)[-1].bound_symbols[-1])
 
 assert [p.name for p in epilogues[-1].args] == ["t1", "sine"]
 assert len(thunder.last_traces(jg)[-1].bound_symbols[-1].args[0]) == 2
+# The epilogue's arguments: first what the prologue returns for it (nothing here), then the outputs.
+assert thunder.last_prologue_traces(jg)[0].bound_symbols[-1].args[0][1] == ()
 # --8<-- [end:new-output]
 
 # --8<-- [start:interpret-trace]
@@ -319,6 +395,24 @@ with tracectx(retraced):  # the same walk, on proxies, records a new trace
 print(retraced.python(print_depth=1))
 
 assert ran == ["mul", "sin", "matmul", "add"]  # unpack_trivial and the return are skipped
+assert set(trace_interpreter_skip_list) == {prims.PrimIDs.UNPACK_TRIVIAL, prims.PrimIDs.UNPACK_SEQUENCE,
+                                            prims.PrimIDs.UNPACK_KEY, prims.PrimIDs.UNPACK_EMPTY_DICT,
+                                            prims.PrimIDs.RETURN}
+asked = []
+
+
+def skip_everything(bsym):  # a mapper that returns None: the line is skipped
+    asked.append(bsym.sym.name)
+
+
+try:
+    interpret_trace(trc, x, w, symbol_mapper=skip_everything)
+except KeyError as e:
+    never_computed = e
+assert asked == ["mul"] and never_computed.args == ("y",)  # mul was skipped: sin finds no value for y
+# from_trace kept the function, the inputs, the signature and the names set
+assert retraced.fn is trc.fn and all(a is b for a, b in zip(retraced.args, trc.args, strict=True))
+assert retraced.siginfo().args == [("x", None), ("w", None)] and retraced.names is trc.names
 assert [b.sym.name for b in retraced.bound_symbols] == ["mul", "cos", "matmul", "add"]
 assert {"y", "t1", "z", "t3"}.isdisjoint(p.name for b in retraced.bound_symbols for p in b.flat_proxy_outs)
 # --8<-- [end:interpret-trace]
@@ -332,6 +426,25 @@ class SinToCos(TraceSubstitutionProcessor):
             self.add_processed_bsyms([bsym.from_bsym()])  # keep the line
             self.set_result(bsym.output)
 
+
+class OnlyWatch(TraceSubstitutionProcessor):
+    """Notes each line it is given and keeps none of them."""
+
+    def process_bsym(self, bsym):
+        watched.append(bsym.sym.name)
+
+
+watched = []
+watcher = OnlyWatch(trc)
+try:
+    watcher()
+except KeyError as e:  # reading the return value: nothing was kept, so nothing has a value
+    watch_error = e
+print("process_bsym was given:", watched)
+print("lines kept:", len(watcher.new_trace.bound_symbols), "| then", type(watch_error).__name__, watch_error)
+
+assert watched == ["unpack_trivial", "unpack_trivial", "mul", "sin", "matmul", "add", "python_return"]
+assert watcher.new_trace.bound_symbols == [] and watch_error.args == ("x",)
 
 substituted, _ = SinToCos(trc)()
 substituted.set_provenance(TraceProvenance("sin to cos"))
@@ -382,8 +495,16 @@ def scaled_sin_like(a):  # a traceable body: its calls are recorded as subsymbol
     return s * 2
 
 
+refused = []
+
+
 def peek_meta(a):  # a meta function: the operator is a prim, nothing inside is recorded
     look("inside peek's meta")
+    prims.sin(a)  # a prim: only its meta runs, nothing is recorded
+    try:
+        ltorch.cos(a)  # not a prim: refused
+    except AssertionError as e:
+        refused.append(str(e))
     return TensorProxy(like=a)
 
 
@@ -415,6 +536,8 @@ first = thunder.last_traces(jh)[0]
 sub = next(b for b in first.bound_symbols if b.sym.name == "scaled_sin").subsymbols
 assert [b.sym.name for b in sub] == ["sin", "mul"]
 assert not next(b for b in first.bound_symbols if b.sym.name == "peek").subsymbols
+assert [b.sym.name for b in first.bound_symbols] == ["unpack_trivial", "cos", "scaled_sin", "peek", "python_return"]
+assert refused == ["A symbol [Symbol name=cos] was called while processing a primitive"]
 # --8<-- [end:scopes]
 
 # --8<-- [start:scopes-names]
