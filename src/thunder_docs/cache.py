@@ -80,7 +80,7 @@ def relevant_env(environ: dict[str, str] | None = None) -> dict[str, str]:
 def _build_code_digest() -> str:
     here = Path(__file__).parent
     code = b"".join((here / name).read_bytes()
-                    for name in ("normalize.py", "trace_graph.py", "trace_capture.py", "trace_map.py"))
+                    for name in ("normalize.py", "trace_graph.py", "trace_capture.py", "trace_lines.py", "trace_map.py"))
     return hashlib.sha256(code).hexdigest()
 
 
