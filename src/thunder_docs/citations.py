@@ -21,11 +21,8 @@ Thunder upgrade that removes or renames a cited object cannot slip onto the site
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -33,7 +30,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from .thunder_source import REPOSITORY, _thunder_dir, thunder_version
+from .thunder_source import REPOSITORY, SourceError, source_file, span, thunder_version
 
 # [[thunder/path/file.py]] or [[thunder/path/file.py:Dotted.name]]
 CITATION = re.compile(r"\[\[(?P<path>thunder/[\w./-]*\.py)(?::(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*))?\]\]")
@@ -41,8 +38,8 @@ _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)", re.S)
 
 
-class CitationError(Exception):
-    """A citation names a file or an object that the installed Thunder does not have."""
+# A citation names a file or an object that the installed Thunder does not have.
+CitationError = SourceError
 
 
 @dataclass(frozen=True)
@@ -74,71 +71,6 @@ class Citation:
         span = "line" if self.start == self.end else "lines"
         title = f"{self.name}: {span} {self.lines} of {self.path} in Thunder {version}"
         return f'[`{self.name}` (`{where}`)]({self.url} "{title}")'
-
-
-def _statements(body: list[ast.stmt]):
-    """The statements of a body, looking into if/try/with blocks (not into defs)."""
-    for node in body:
-        yield node
-        if isinstance(node, (ast.If, ast.Try, ast.With)):
-            for block in (getattr(node, "body", []), getattr(node, "orelse", []),
-                          getattr(node, "finalbody", [])):
-                yield from _statements(block)
-            for handler in getattr(node, "handlers", []):
-                yield from _statements(handler.body)
-
-
-def _assigned_names(node: ast.stmt) -> list[str]:
-    if isinstance(node, ast.Assign):
-        names = []
-        for target in node.targets:
-            elts = target.elts if isinstance(target, ast.Tuple) else [target]
-            names += [t.id for t in elts if isinstance(t, ast.Name)]
-        return names
-    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-        return [node.target.id]
-    return []
-
-
-def _find(body: list[ast.stmt], name: str) -> ast.stmt | None:
-    """The first definition of ``name`` in a body: a def, a class or an assignment."""
-    for node in _statements(body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            return node
-        if name in _assigned_names(node):
-            return node
-    return None
-
-
-@cache
-def _tree(file: Path) -> ast.Module:
-    return ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
-
-
-def span(path: str, name: str) -> tuple[int, int]:
-    """First and last line of the object ``name`` in Thunder's file ``path``, by ``ast``."""
-    file = source_file(path)
-    body: list[ast.stmt] = _tree(file).body
-    node: ast.stmt | None = None
-    for part in name.split("."):
-        node = _find(body, part)
-        if node is None:
-            raise CitationError(f"{path} has no object '{name}' in Thunder {thunder_version()}")
-        body = getattr(node, "body", [])
-    assert node is not None
-    decorators = getattr(node, "decorator_list", [])
-    start = min([node.lineno, *(d.lineno for d in decorators)])
-    return start, node.end_lineno or node.lineno
-
-
-def source_file(path: str) -> Path:
-    """The installed file of a path inside Thunder's package (``thunder/...``)."""
-    if not path.startswith("thunder/") or ".." in Path(path).parts:
-        raise CitationError(f"'{path}' is not a path inside Thunder's package (thunder/...)")
-    file = _thunder_dir().parent / path
-    if not file.is_file():
-        raise CitationError(f"Thunder {thunder_version()} has no file {path}")
-    return file
 
 
 def resolve(path: str, name: str | None) -> Citation:

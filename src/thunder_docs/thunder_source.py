@@ -1,8 +1,9 @@
 """Where Thunder defines a name: its file and line in the installed package, and its URL on GitHub.
 
-Lines come from parsing Thunder's installed files with ``ast`` (the line of the ``def``,
-``class`` or assignment, decorators included, as ``inspect.getsourcelines`` reports), so
-the build never imports Thunder.
+Lines come from parsing Thunder's installed files with ``ast`` (from the first decorator of a
+``def`` or ``class``, or from an assignment, to its last line, as ``inspect.getsourcelines``
+reports; nested names such as ``Class.method`` or ``jit.inner`` too), so the build never
+imports Thunder. Links in traces (html_links.py) and citations (citations.py) share it.
 """
 
 from __future__ import annotations
@@ -40,30 +41,73 @@ def _module_file(module: str) -> Path | None:
     return None
 
 
+class SourceError(Exception):
+    """A file or an object that the installed Thunder does not have."""
+
+
+def _statements(body: list[ast.stmt]):
+    """The statements of a body, looking into if/try/with blocks (not into defs)."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in (getattr(node, "body", []), getattr(node, "orelse", []),
+                          getattr(node, "finalbody", [])):
+                yield from _statements(block)
+            for handler in getattr(node, "handlers", []):
+                yield from _statements(handler.body)
+
+
+def _assigned_names(node: ast.stmt) -> list[str]:
+    if isinstance(node, ast.Assign):
+        names = []
+        for target in node.targets:
+            elts = target.elts if isinstance(target, ast.Tuple) else [target]
+            names += [t.id for t in elts if isinstance(t, ast.Name)]
+        return names
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    return []
+
+
+def _find(body: list[ast.stmt], name: str) -> ast.stmt | None:
+    """The first definition of ``name`` in a body: a def, a class or an assignment."""
+    for node in _statements(body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return node
+        if name in _assigned_names(node):
+            return node
+    return None
+
+
 @cache
-def _definitions(path: Path) -> dict[str, int]:
-    """Line of each top-level and class-level definition of a file, by dotted name."""
-    lines: dict[str, int] = {}
+def _tree(file: Path) -> ast.Module:
+    return ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
 
-    def visit(body, prefix):
-        for node in body:
-            names: list[str] = []
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names = [node.name]
-                line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            elif isinstance(node, ast.Assign):
-                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-                line = node.lineno
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                names = [node.target.id]
-                line = node.lineno
-            for name in names:
-                lines.setdefault(prefix + name, line)  # the first definition wins
-            if isinstance(node, ast.ClassDef):
-                visit(node.body, prefix + node.name + ".")
 
-    visit(ast.parse(path.read_text(encoding="utf-8")).body, "")
-    return lines
+def span(path: str, name: str) -> tuple[int, int]:
+    """First and last line of the object ``name`` in Thunder's file ``path``, by ``ast``."""
+    file = source_file(path)
+    body: list[ast.stmt] = _tree(file).body
+    node: ast.stmt | None = None
+    for part in name.split("."):
+        node = _find(body, part)
+        if node is None:
+            raise SourceError(f"{path} has no object '{name}' in Thunder {thunder_version()}")
+        body = getattr(node, "body", [])
+    assert node is not None
+    decorators = getattr(node, "decorator_list", [])
+    start = min([node.lineno, *(d.lineno for d in decorators)])
+    return start, node.end_lineno or node.lineno
+
+
+def source_file(path: str) -> Path:
+    """The installed file of a path inside Thunder's package (``thunder/...``)."""
+    if not path.startswith("thunder/") or ".." in Path(path).parts:
+        raise SourceError(f"'{path}' is not a path inside Thunder's package (thunder/...)")
+    file = _thunder_dir().parent / path
+    if not file.is_file():
+        raise SourceError(f"Thunder {thunder_version()} has no file {path}")
+    return file
 
 
 @dataclass(frozen=True)
@@ -83,11 +127,12 @@ def source_of(dotted: str) -> Source | None:
         file = _module_file(".".join(parts[:cut]))
         if file is None:
             continue
-        rest = ".".join(parts[cut:])
-        line = _definitions(file).get(rest) if rest else 1
-        if line is None:
+        path, rest = file.relative_to(_thunder_dir().parent).as_posix(), ".".join(parts[cut:])
+        try:
+            line = span(path, rest)[0] if rest else 1
+        except SourceError:
             return None
-        return Source(file.relative_to(_thunder_dir().parent).as_posix(), line)
+        return Source(path, line)
     return None
 
 
