@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import urllib.parse
 
 import pytest
@@ -181,7 +182,18 @@ def _search(tab, site_url, query):
     # Material searches on key events: type, as a reader does (fill() sets the value silently).
     tab.locator("[data-md-component=search-query]").press_sequentially(query)
     tab.wait_for_function(SEARCH_DONE_JS)
-    return list(dict.fromkeys(tab.evaluate(RESULT_PAGES_JS)))  # the pages found, best first
+    # Each key starts a search; the results shown may still be a shorter query's ("push_s").
+    # Read them until they have stayed the same for half a second.
+    found, stable_since = None, time.monotonic()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        now = list(dict.fromkeys(tab.evaluate(RESULT_PAGES_JS)))  # the pages found, best first
+        if now != found:
+            found, stable_since = now, time.monotonic()
+        elif time.monotonic() - stable_since >= 0.5:
+            break
+        tab.wait_for_timeout(100)
+    return found
 
 
 def test_search_works_offline(light, site_url):
