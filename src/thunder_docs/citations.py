@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -30,6 +31,8 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from .config import CitationsConfig
+from .files import JsonStore, code_digest, digest
 from .thunder_source import REPOSITORY, SourceError, source_file, span, thunder_version
 
 # [[thunder/path/file.py]] or [[thunder/path/file.py:Dotted.name]]
@@ -126,8 +129,20 @@ def render(markdown: str, page: str) -> str:
     return "".join(out)
 
 
-class CitationsPlugin(BasePlugin):
+class CitationsPlugin(BasePlugin[CitationsConfig]):
     """``thunder-cite``: resolve ``[[thunder/file.py:object]]`` citations in every page."""
 
+    def __init__(self) -> None:
+        self.store: JsonStore | None = None  # resolved Markdown by key, when the cache_dir option is set
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        root = Path(config.config_file_path).resolve().parent
+        self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
+        return config
+
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        return render(markdown, page.file.src_uri)
+        if self.store is None or "[[" not in markdown:
+            return render(markdown, page.file.src_uri)
+        # Line ranges depend on Thunder's installed source: its version, and the resolving code.
+        key = digest(thunder_version(), code_digest("citations.py", "thunder_source.py"), page.file.src_uri, markdown)
+        return self.store.remember(key, lambda: render(markdown, page.file.src_uri))

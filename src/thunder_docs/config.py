@@ -1,4 +1,4 @@
-"""The options of the three plugins, each with what it does and its default.
+"""The options of the site's plugins, each with what it does and its default.
 
 Set them under the plugin's name in ``mkdocs.yml``; settings that CI, ``scripts/dev`` or the
 benchmark change per run are read from the environment there with ``!ENV``, never here.
@@ -57,6 +57,9 @@ class TracesConfig(base.Config):
 
     enabled = c.Type(bool, default=True)
     """Mark up trace blocks and load the script and stylesheet on pages that have them. Default: on."""
+    cache_dir = c.Optional(c.Type(str))
+    """Keep each page's marked-up HTML here, keyed by its HTML, its trace maps and snippets and the
+    marking code, and reuse it; relative to ``mkdocs.yml``. Default: unset (mark up every build)."""
 
 
 class DownloadsConfig(base.Config):
@@ -75,3 +78,20 @@ class ReferenceCacheConfig(base.Config):
     """Where rendered entries live, relative to ``mkdocs.yml``. Default: ``.cache/thunder-docs/reference``."""
     handler = c.Type(str, default="python")
     """The mkdocstrings handler whose entries are cached. Default: ``python``."""
+
+
+class SearchCacheConfig(base.Config):
+    """Options of ``thunder-searchcache``, which reuses Material's search entries of unchanged pages."""
+
+    cache_dir = c.Type(str, default=".cache/thunder-docs/search")
+    """Where each page's search entries live, keyed as search_cache.py says; relative to ``mkdocs.yml``.
+    Default: ``.cache/thunder-docs/search``."""
+
+
+class CitationsConfig(base.Config):
+    """Options of ``thunder-cite``, which resolves ``[[thunder/file.py:object]]`` citations."""
+
+    cache_dir = c.Optional(c.Type(str))
+    """Keep each page's Markdown with its citations resolved here, keyed by the Markdown, Thunder's
+    version and the resolving code, and reuse it; relative to ``mkdocs.yml``. Default: unset
+    (parse Thunder's cited files every build)."""

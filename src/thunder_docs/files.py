@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+PACKAGE = Path(__file__).parent
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -47,3 +52,26 @@ class JsonStore:
 
     def put(self, key: str, value) -> None:
         write_atomic(self.path(key), json.dumps(value))
+
+    def remember(self, key: str, compute: Callable[[], Any]) -> Any:
+        """The value stored under ``key``; if there is none, ``compute()``, stored. A value that
+        raises is not stored, so a failing page fails again on the next build."""
+        value = self.get(key)
+        if value is None:
+            value = compute()
+            self.put(key, value)
+        return value
+
+
+def digest(*parts: str | bytes) -> str:
+    """A key from several texts: each hashed with its length, so no two lists of parts collide."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
+def code_digest(*modules: str) -> str:
+    """The text of modules of this package (``"html_links.py"``): a cached result depends on its code."""
+    return digest(*((PACKAGE / module).read_bytes() for module in modules))

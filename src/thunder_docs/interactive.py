@@ -9,6 +9,8 @@
   annotations (a notebook's output, rendered by mkdocs-jupyter, is a ``<pre>``: it carries
   them); an include marked ``<!-- exec: stepper -->`` also carries the traces of the
   ``last_traces`` list its code walked through, for the pass stepper.
+  Marked-up HTML is kept by a key of the HTML, the trace maps, the snippets and this code
+  (``cache_dir`` option).
 - ``on_post_page``: load the script and the stylesheet on pages that have trace blocks.
 
 Only existing text is wrapped (the tree of html_links.py), so the page reads the same without
@@ -20,6 +22,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from functools import cache
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -29,6 +32,7 @@ from mkdocs.structure.pages import Page as MkDocsPage
 from mkdocs.utils import get_relative_url
 
 from .config import TracesConfig
+from .files import JsonStore, code_digest, digest
 from .html_links import _Node, _tree, _wrap, tokens
 from .model import Page, site_of
 from .notebooks import trace_maps
@@ -50,14 +54,30 @@ class TracesPlugin(BasePlugin[TracesConfig]):
             files.append(File.generated(config, STYLESHEET, abs_src_path=str(ASSETS / "thunder-traces.css")))
         return files
 
+    def __init__(self) -> None:
+        self.store: JsonStore | None = None  # marked-up HTML by key, when the cache_dir option is set
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        root = Path(config.config_file_path).resolve().parent
+        self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
+        return config
+
     def on_page_content(self, html_text: str, page: MkDocsPage, config: MkDocsConfig, files: Files) -> str:
         site = site_of(config)
         if self.config.enabled and (executed := site.executed_notebooks.get(page.file.src_uri)):
-            return mark_notebook(html_text, trace_maps(executed))
+            notebook = executed.read_text(encoding="utf-8")  # its cells' trace maps
+            return self._cached(lambda: mark_notebook(html_text, trace_maps(executed)), html_text, notebook)
         model = site.pages.get(page.file.src_uri)
         if not self.config.enabled or model is None or not model.includes or not site.results.has(CPU, model.path):
             return html_text
-        return mark_page(html_text, model, blocks_of(site, model), site.root)
+        blocks = blocks_of(site, model)
+        return self._cached(lambda: mark_page(html_text, model, blocks, site.root),
+                            html_text, _inputs(model, blocks, site.root))
+
+    def _cached(self, mark, *inputs: str) -> str:
+        if self.store is None:
+            return mark()
+        return self.store.remember(digest(_code_digest(), *inputs), mark)
 
     def on_post_page(self, output: str, page: MkDocsPage, config: MkDocsConfig) -> str:
         if not self.config.enabled or f" {MARK}=" not in output:
@@ -66,6 +86,23 @@ class TracesPlugin(BasePlugin[TracesConfig]):
         js = get_relative_url(SCRIPT, page.url)
         output = output.replace("</head>", f'<link rel="stylesheet" href="{css}">\n</head>', 1)
         return output.replace("</body>", f'<script src="{js}"></script>\n</body>', 1)
+
+
+@cache
+def _code_digest() -> str:
+    """The marking code: what marked-up HTML depends on besides the page and its traces."""
+    return code_digest("interactive.py", "stepper.py", "html_links.py", "trace_map.py", "sections.py")
+
+
+def _inputs(page: Page, blocks: dict[str, list[Block]], root: Path) -> str:
+    """What ``mark_page`` reads besides the HTML: the includes (options, sections), the text of
+    their snippet files (code_lines counts lines in them), and each block's output and trace map."""
+    paths = sorted({s.path for inc in page.includes for s in inc.sections})
+    return json.dumps({
+        "includes": [[inc.options, [[s.path, s.start_line, s.code] for s in inc.sections]] for inc in page.includes],
+        "files": {path: (root / path).read_text(encoding="utf-8") for path in paths},
+        "blocks": {device: [[b.output, b.trace_map.to_json()] for b in found] for device, found in blocks.items()},
+    }, sort_keys=True)
 
 
 # -- what the page's blocks should hold -----------------------------------------------------------

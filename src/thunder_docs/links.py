@@ -13,7 +13,6 @@ Thunder's source, and keep glossary marks out of headings.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from functools import cache
 from pathlib import Path
@@ -24,7 +23,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from .config import LinksConfig
-from .files import JsonStore
+from .files import JsonStore, code_digest, digest
 from .html_links import link_headings, link_html
 from .thunder_source import thunder_version
 
@@ -54,11 +53,7 @@ CSS = """\
 @cache
 def _code_digest() -> str:
     """The linking code and Thunder's version: what a page's linked HTML depends on besides its HTML."""
-    here = Path(__file__).parent
-    digest = hashlib.sha256(thunder_version().encode())
-    for module in ("html_links.py", "names.py", "thunder_source.py"):
-        digest.update((here / module).read_bytes())
-    return digest.hexdigest()
+    return digest(thunder_version(), code_digest("html_links.py", "names.py", "thunder_source.py"))
 
 
 class LinksPlugin(BasePlugin[LinksConfig]):
@@ -83,12 +78,7 @@ class LinksPlugin(BasePlugin[LinksConfig]):
     def _linked(self, html_text: str) -> str:
         if self.store is None:
             return link_headings(link_html(html_text))
-        key = hashlib.sha256((_code_digest() + html_text).encode()).hexdigest()
-        linked = self.store.get(key)
-        if linked is None:
-            linked = link_headings(link_html(html_text))
-            self.store.put(key, linked)
-        return linked
+        return self.store.remember(digest(_code_digest(), html_text), lambda: link_headings(link_html(html_text)))
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         return _LINK_TITLE.sub(r"\1", output)

@@ -1,0 +1,94 @@
+"""The ``thunder-searchcache`` plugin: reuse Material's search entries of a page that has not changed.
+
+Material's search plugin indexes each page in ``on_page_context`` by parsing its HTML with
+``html.parser`` (about a second for this site's pages on every build). This wraps the
+instance's ``SearchIndex.add_entry_from_context``: a page whose entries are cached gets them
+appended as they were made, and a page that is new or changed is indexed by Material, then
+its entries are kept. Everything else (the index file, its options) is Material's.
+
+A page's key hashes everything Material's indexing reads: the page's HTML, URL, title, meta,
+and its table of contents (ids and URLs), with the search plugin's options and Material's
+version. List this plugin after ``search`` in ``mkdocs.yml``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from .config import SearchCacheConfig
+from .files import JsonStore
+from .versions import distribution_version
+
+log = get_plugin_logger("thunder_docs.searchcache")
+
+SEARCH = "material/search"
+
+
+def _toc(items) -> list:
+    return [[item.id, item.url, item.title, _toc(item.children)] for item in items]
+
+
+def page_key(page: Page, context: str) -> str:
+    """What Material's ``add_entry_from_context`` reads from a page, hashed."""
+    payload = json.dumps([page.content, page.url, str(page.title), page.meta, _toc(page.toc.items)],
+                         sort_keys=True, default=str)
+    return hashlib.sha256((context + "\0" + payload).encode()).hexdigest()
+
+
+class SearchCache:
+    """Search entries by page key, installed on one build's ``SearchIndex``."""
+
+    def __init__(self, directory: Path, search_options: dict[str, Any]):
+        self.store = JsonStore(directory)
+        self.context = json.dumps([distribution_version("mkdocs-material"), search_options],
+                                  sort_keys=True, default=str)
+        self.hits = self.misses = 0
+
+    def install(self, index: Any) -> None:
+        add = index.add_entry_from_context
+
+        def cached_add(page: Page) -> None:
+            key = page_key(page, self.context)
+            entries = self.store.get(key)
+            if entries is not None:
+                self.hits += 1
+                index.entries.extend(entries)
+                return
+            self.misses += 1
+            before = len(index.entries)
+            add(page)
+            self.store.put(key, index.entries[before:])
+
+        index.add_entry_from_context = cached_add
+
+
+class SearchCachePlugin(BasePlugin[SearchCacheConfig]):
+    """``thunder-searchcache``: list it after ``search`` in ``mkdocs.yml``."""
+
+    def __init__(self) -> None:
+        self.cache: SearchCache | None = None  # this build's; a new one each build
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        """Every plugin has read its config (search made its index in on_config): wrap the index."""
+        self.cache = None
+        search = config.plugins.get(SEARCH)
+        if search is None:
+            raise RuntimeError("thunder-searchcache needs Material's search plugin (`search` in mkdocs.yml)")
+        if not search.config.enabled:
+            return files
+        root = Path(config.config_file_path).resolve().parent
+        self.cache = SearchCache(root / self.config.cache_dir, dict(search.config))
+        self.cache.install(search.search_index)
+        return files
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        if self.cache is not None:
+            log.info("search index: %d pages reused, %d indexed", self.cache.hits, self.cache.misses)
