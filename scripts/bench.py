@@ -50,7 +50,10 @@ def env(cache: Path, **extra: str) -> dict[str, str]:
     """Every cache of the build under ``cache``, so a fresh folder means a cold build."""
     return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "THUNDER_DOCS_CACHE_DIR": str(cache),
             "THUNDER_DOCS_LINKS_CACHE_DIR": str(cache / "links"),
-            "THUNDER_DOCS_REFERENCE_CACHE_DIR": str(cache / "reference"), **extra}
+            "THUNDER_DOCS_REFERENCE_CACHE_DIR": str(cache / "reference"),
+            "THUNDER_DOCS_CITATIONS_CACHE_DIR": str(cache / "citations"),
+            "THUNDER_DOCS_TRACES_CACHE_DIR": str(cache / "traces"),
+            "THUNDER_DOCS_BUILD_CACHE_DIR": str(cache / "build"), **extra}
 
 
 def write_bare_config(site: Path) -> str:

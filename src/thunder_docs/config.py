@@ -80,12 +80,17 @@ class ReferenceCacheConfig(base.Config):
     """The mkdocstrings handler whose entries are cached. Default: ``python``."""
 
 
-class SearchCacheConfig(base.Config):
-    """Options of ``thunder-searchcache``, which reuses Material's search entries of unchanged pages."""
+class BuildCacheConfig(base.Config):
+    """Options of ``thunder-buildcache``, which reuses the work other plugins repeat each build."""
 
-    cache_dir = c.Type(str, default=".cache/thunder-docs/search")
-    """Where each page's search entries live, keyed as search_cache.py says; relative to ``mkdocs.yml``.
-    Default: ``.cache/thunder-docs/search``."""
+    cache_dir = c.Type(str, default=".cache/thunder-docs/build")
+    """The cache's folder, relative to ``mkdocs.yml``. Default: ``.cache/thunder-docs/build``."""
+    search = c.Type(bool, default=True)
+    """Reuse Material's search entries of pages whose HTML, title, meta and TOC are unchanged. Default: on."""
+    highlight = c.Type(bool, default=True)
+    """Reuse Pygments' highlighting of code blocks highlighted before with the same options. Default: on."""
+    notebooks = c.Type(bool, default=True)
+    """Reuse mkdocs-jupyter's conversion of notebooks converted before with the same options. Default: on."""
 
 
 class CitationsConfig(base.Config):

@@ -1,4 +1,4 @@
-"""The ``thunder-searchcache`` plugin: reuse Material's search entries of a page that has not changed.
+"""Reuse Material's search entries of a page that has not changed.
 
 Material's search plugin indexes each page in ``on_page_context`` by parsing its HTML with
 ``html.parser`` (about a second for this site's pages on every build). This wraps the
@@ -8,7 +8,7 @@ its entries are kept. Everything else (the index file, its options) is Material'
 
 A page's key hashes everything Material's indexing reads: the page's HTML, URL, title, meta,
 and its table of contents (ids and URLs), with the search plugin's options and Material's
-version. List this plugin after ``search`` in ``mkdocs.yml``.
+version.
 """
 
 from __future__ import annotations
@@ -18,18 +18,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.plugins import BasePlugin, get_plugin_logger
-from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from .config import SearchCacheConfig
 from .files import JsonStore
 from .versions import distribution_version
-
-log = get_plugin_logger("thunder_docs.searchcache")
-
-SEARCH = "material/search"
 
 
 def _toc(items) -> list:
@@ -68,27 +60,3 @@ class SearchCache:
             self.store.put(key, index.entries[before:])
 
         index.add_entry_from_context = cached_add
-
-
-class SearchCachePlugin(BasePlugin[SearchCacheConfig]):
-    """``thunder-searchcache``: list it after ``search`` in ``mkdocs.yml``."""
-
-    def __init__(self) -> None:
-        self.cache: SearchCache | None = None  # this build's; a new one each build
-
-    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        """Every plugin has read its config (search made its index in on_config): wrap the index."""
-        self.cache = None
-        search = config.plugins.get(SEARCH)
-        if search is None:
-            raise RuntimeError("thunder-searchcache needs Material's search plugin (`search` in mkdocs.yml)")
-        if not search.config.enabled:
-            return files
-        root = Path(config.config_file_path).resolve().parent
-        self.cache = SearchCache(root / self.config.cache_dir, dict(search.config))
-        self.cache.install(search.search_index)
-        return files
-
-    def on_post_build(self, config: MkDocsConfig) -> None:
-        if self.cache is not None:
-            log.info("search index: %d pages reused, %d indexed", self.cache.hits, self.cache.misses)

@@ -1,0 +1,73 @@
+"""The ``thunder-buildcache`` plugin: reuse the work other plugins repeat on every build.
+
+Three wrappers, each in its own module and each with its own key (the module says what the
+key covers), share one cache folder:
+
+- ``search``: Material's search entries of each page (search_cache.py);
+- ``highlight``: Pygments' highlighting of each code block (highlight_cache.py);
+- ``notebooks``: mkdocs-jupyter's conversion of each notebook (notebook_cache.py).
+
+They are installed in ``on_files`` (every plugin has read its config by then), taken off
+in ``on_post_build`` or ``on_build_error`` (so a later build in the same process that does
+not list this plugin highlights as usual), and reported in one line at the end of the build.
+A wrapper that is off leaves that plugin as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.structure.files import Files
+
+from . import highlight_cache, notebook_cache
+from .config import BuildCacheConfig
+from .search_cache import SearchCache
+
+log = get_plugin_logger("thunder_docs.buildcache")
+
+SEARCH = "material/search"
+
+
+class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
+    def __init__(self) -> None:
+        # This build's caches (None: that wrapper is off); new ones each build.
+        self.search: SearchCache | None = None
+        self.highlight: highlight_cache.HighlightCache | None = None
+        self.notebooks: notebook_cache.NotebookCache | None = None
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        root = Path(config.config_file_path).resolve().parent / self.config.cache_dir
+        self.search = self.highlight = self.notebooks = None
+        if self.config.search:
+            search = config.plugins.get(SEARCH)
+            if search is None:
+                raise RuntimeError("thunder-buildcache: `search: true` needs Material's search plugin")
+            if search.config.enabled:
+                self.search = SearchCache(root / "search", dict(search.config))
+                self.search.install(search.search_index)
+        if self.config.highlight:
+            self.highlight = highlight_cache.HighlightCache(root / "highlight")
+        highlight_cache.install(self.highlight)
+        if "mkdocs-jupyter" in config.plugins:
+            self.notebooks = notebook_cache.NotebookCache(root / "notebooks") if self.config.notebooks else None
+            notebook_cache.install(self.notebooks)
+        return files
+
+    def _uninstall(self) -> None:
+        """Put Pygments and nbconvert back: another build in this process may not use this plugin."""
+        highlight_cache.install(None)
+        if self.notebooks is not None:
+            notebook_cache.install(None)
+
+    def on_build_error(self, error: Exception) -> None:
+        self._uninstall()
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        self._uninstall()
+        counts = [f"{name} {cache.hits} reused, {cache.misses} made"
+                  for name, cache in (("search entries:", self.search), ("highlighted blocks:", self.highlight),
+                                      ("notebooks:", self.notebooks)) if cache is not None]
+        if counts:
+            log.info("build cache: %s", "; ".join(counts))

@@ -1,0 +1,61 @@
+"""Reuse Pygments' highlighting of a code block that was highlighted before.
+
+pymdownx.highlight (through SuperFences, and mkdocstrings for signatures) calls Pygments'
+``highlight(src, lexer, formatter)`` for every code block of every page on every build:
+about half a second for this site. ``install`` replaces the name ``highlight`` inside
+``pymdownx.highlight`` with a function that looks the result up first.
+
+A block's key hashes what Pygments' result depends on: the code, the lexer's class and
+options, the formatter's class and options (CSS class, line numbers, highlighted lines,
+style, title...), and the versions of Pygments and pymdown-extensions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from .files import JsonStore, digest
+from .versions import distribution_version
+
+
+def _kind(obj) -> str:
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
+class HighlightCache:
+    def __init__(self, directory: Path):
+        self.store = JsonStore(directory)
+        self.context = json.dumps([distribution_version("pygments"), distribution_version("pymdown-extensions")])
+        self.hits = self.misses = 0
+
+    def key(self, src: str, lexer, formatter) -> str:
+        options = json.dumps([_kind(lexer), lexer.options, _kind(formatter), formatter.options],
+                             sort_keys=True, default=repr)
+        return digest(self.context, options, src)
+
+    def wrap(self, highlight: Callable[..., str]) -> Callable[..., str]:
+        def cached_highlight(src: str, lexer, formatter, outfile=None):
+            if outfile is not None:  # writes to a file: not what pymdownx does, so not cached
+                return highlight(src, lexer, formatter, outfile)
+            key = self.key(src, lexer, formatter)
+            html = self.store.get(key)
+            if html is not None:
+                self.hits += 1
+                return html
+            self.misses += 1
+            html = highlight(src, lexer, formatter)
+            self.store.put(key, html)
+            return html
+
+        cached_highlight.__wrapped__ = highlight
+        return cached_highlight
+
+
+def install(cache: HighlightCache | None) -> None:
+    """Make pymdownx.highlight use ``cache`` (None: Pygments itself, as before)."""
+    import pymdownx.highlight as module
+
+    original = getattr(module.highlight, "__wrapped__", module.highlight)
+    module.highlight = cache.wrap(original) if cache is not None else original
