@@ -5,7 +5,10 @@ key covers), share one cache folder:
 
 - ``search``: Material's search entries of each page (search_cache.py);
 - ``highlight``: Pygments' highlighting of each code block (highlight_cache.py);
-- ``notebooks``: mkdocs-jupyter's conversion of each notebook (notebook_cache.py).
+- ``notebooks``: mkdocs-jupyter's conversion of each notebook (notebook_cache.py);
+- ``templates``: the theme's Jinja templates, compiled (Jinja's own ``FileSystemBytecodeCache``,
+  which checks each template's source and the Python version). MkDocs makes a new Jinja
+  environment each build, so without it every build compiles Material's templates again.
 
 They are installed in ``on_files`` (every plugin has read its config by then), taken off
 in ``on_post_build`` or ``on_build_error`` (so a later build in the same process that does
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from jinja2 import Environment, FileSystemBytecodeCache
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import Files
@@ -36,10 +40,11 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         self.search: SearchCache | None = None
         self.highlight: highlight_cache.HighlightCache | None = None
         self.notebooks: notebook_cache.NotebookCache | None = None
+        self.templates: TemplateCache | None = None
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         root = Path(config.config_file_path).resolve().parent / self.config.cache_dir
-        self.search = self.highlight = self.notebooks = None
+        self.search = self.highlight = self.notebooks = self.templates = None
         if self.config.search:
             search = config.plugins.get(SEARCH)
             if search is None:
@@ -55,6 +60,12 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
             notebook_cache.install(self.notebooks)
         return files
 
+    def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+        if self.config.templates:
+            root = Path(config.config_file_path).resolve().parent / self.config.cache_dir
+            self.templates = env.bytecode_cache = TemplateCache(root / "templates")
+        return env
+
     def _uninstall(self) -> None:
         """Put Pygments and nbconvert back: another build in this process may not use this plugin."""
         highlight_cache.install(None)
@@ -68,6 +79,23 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         self._uninstall()
         counts = [f"{name} {cache.hits} reused, {cache.misses} made"
                   for name, cache in (("search entries:", self.search), ("highlighted blocks:", self.highlight),
-                                      ("notebooks:", self.notebooks)) if cache is not None]
+                                      ("notebooks:", self.notebooks), ("templates:", self.templates))
+                  if cache is not None]
         if counts:
             log.info("build cache: %s", "; ".join(counts))
+
+
+class TemplateCache(FileSystemBytecodeCache):
+    """Jinja's bytecode cache in a folder, counting the templates it had."""
+
+    def __init__(self, directory: Path):
+        directory.mkdir(parents=True, exist_ok=True)
+        super().__init__(str(directory))
+        self.hits = self.misses = 0
+
+    def load_bytecode(self, bucket) -> None:
+        super().load_bytecode(bucket)
+        if bucket.code is None:
+            self.misses += 1
+        else:
+            self.hits += 1

@@ -91,6 +91,8 @@ class BuildCacheConfig(base.Config):
     """Reuse Pygments' highlighting of code blocks highlighted before with the same options. Default: on."""
     notebooks = c.Type(bool, default=True)
     """Reuse mkdocs-jupyter's conversion of notebooks converted before with the same options. Default: on."""
+    templates = c.Type(bool, default=True)
+    """Keep the theme's Jinja templates compiled (Jinja's bytecode cache). Default: on."""
 
 
 class CitationsConfig(base.Config):
