@@ -6,6 +6,7 @@ key covers), share one cache folder:
 - ``search``: Material's search entries of each page (search_cache.py);
 - ``highlight``: Pygments' highlighting of each code block (highlight_cache.py);
 - ``notebooks``: mkdocs-jupyter's conversion of each notebook (notebook_cache.py);
+- ``pages``: each Markdown page's conversion to HTML (page_cache.py);
 - ``templates``: the theme's Jinja templates, compiled (Jinja's own ``FileSystemBytecodeCache``,
   which checks each template's source and the Python version). MkDocs makes a new Jinja
   environment each build, so without it every build compiles Material's templates again.
@@ -24,8 +25,10 @@ from jinja2 import Environment, FileSystemBytecodeCache
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
 
-from . import highlight_cache, notebook_cache
+from . import highlight_cache, notebook_cache, page_cache
 from .config import BuildCacheConfig
 from .search_cache import SearchCache
 
@@ -41,10 +44,11 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         self.highlight: highlight_cache.HighlightCache | None = None
         self.notebooks: notebook_cache.NotebookCache | None = None
         self.templates: TemplateCache | None = None
+        self.pages: page_cache.PageCache | None = None
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         root = Path(config.config_file_path).resolve().parent / self.config.cache_dir
-        self.search = self.highlight = self.notebooks = self.templates = None
+        self.search = self.highlight = self.notebooks = self.templates = self.pages = None
         if self.config.search:
             search = config.plugins.get(SEARCH)
             if search is None:
@@ -60,6 +64,19 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
             notebook_cache.install(self.notebooks)
         return files
 
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+        """Every plugin has added its files: a page's key covers them all."""
+        if self.config.pages:
+            root = Path(config.config_file_path).resolve().parent / self.config.cache_dir
+            self.pages = page_cache.PageCache(root / "pages", config, files, config.plugins.get("autorefs"))
+        page_cache.install(self.pages)
+        return nav
+
+    def on_pre_page(self, page: Page, config: MkDocsConfig, files: Files) -> Page:
+        if self.pages is not None:
+            self.pages.wrap(page)
+        return page
+
     def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
         if self.config.templates:
             root = Path(config.config_file_path).resolve().parent / self.config.cache_dir
@@ -69,6 +86,7 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
     def _uninstall(self) -> None:
         """Put Pygments and nbconvert back: another build in this process may not use this plugin."""
         highlight_cache.install(None)
+        page_cache.install(None)
         if self.notebooks is not None:
             notebook_cache.install(None)
 
@@ -79,7 +97,8 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         self._uninstall()
         counts = [f"{name} {cache.hits} reused, {cache.misses} made"
                   for name, cache in (("search entries:", self.search), ("highlighted blocks:", self.highlight),
-                                      ("notebooks:", self.notebooks), ("templates:", self.templates))
+                                      ("notebooks:", self.notebooks), ("templates:", self.templates),
+                                      ("pages:", self.pages))
                   if cache is not None]
         if counts:
             log.info("build cache: %s", "; ".join(counts))

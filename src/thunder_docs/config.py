@@ -91,6 +91,10 @@ class BuildCacheConfig(base.Config):
     """Reuse Pygments' highlighting of code blocks highlighted before with the same options. Default: on."""
     notebooks = c.Type(bool, default=True)
     """Reuse mkdocs-jupyter's conversion of notebooks converted before with the same options. Default: on."""
+    pages = c.Type(bool, default=True)
+    """Reuse each Markdown page's conversion to HTML while its Markdown, the files it includes, the
+    site's files and the Markdown options are unchanged (page_cache.py says what is never reused).
+    Default: on."""
     templates = c.Type(bool, default=True)
     """Keep the theme's Jinja templates compiled (Jinja's bytecode cache). Default: on."""
 

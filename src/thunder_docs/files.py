@@ -6,7 +6,8 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +76,18 @@ def digest(*parts: str | bytes) -> str:
 def code_digest(*modules: str) -> str:
     """The text of modules of this package (``"html_links.py"``): a cached result depends on its code."""
     return digest(*((PACKAGE / module).read_bytes() for module in modules))
+
+
+def stable(value: Any) -> Any:
+    """A JSON-able form of options and configs: functions by name, never by address."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return stable(asdict(value))
+    if isinstance(value, Mapping):  # dicts, and MkDocs' Config objects
+        return {str(k): stable(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((stable(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [stable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return getattr(value, "__qualname__", type(value).__qualname__)

@@ -21,7 +21,7 @@ import base64
 import hashlib
 import json
 import pickle
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import Files
 
 from .config import ReferenceCacheConfig
-from .files import JsonStore
+from .files import JsonStore, stable
 from .versions import distribution_version
 
 log = get_plugin_logger("thunder_docs.refcache")
@@ -48,29 +48,16 @@ class _Collected:
     item: Any = None  # griffe's object, when collected for real
 
 
-def _stable(value: Any) -> Any:
-    """A JSON-able form of options and configs: functions by name, never by address."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return _stable(asdict(value))
-    if isinstance(value, dict):
-        return {str(k): _stable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [_stable(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return getattr(value, "__qualname__", type(value).__qualname__)
-
-
 class ReferenceCache:
     def __init__(self, directory: Path, markdown_config: Any):
         self.store = JsonStore(directory)
         self.context = json.dumps({"packages": {p: distribution_version(p) for p in PACKAGES},
-                                   "markdown": _stable(markdown_config)}, sort_keys=True)
+                                   "markdown": stable(markdown_config)}, sort_keys=True)
         self.aliases: dict[str, tuple[str, ...]] = {}  # heading id -> aliases, from replayed entries
         self.hits = self.misses = 0
 
     def key(self, identifier: str, options: Any, locale: str | None) -> str:
-        payload = json.dumps([identifier, _stable(options), locale], sort_keys=True)
+        payload = json.dumps([identifier, stable(options), locale], sort_keys=True)
         return hashlib.sha256((self.context + payload).encode()).hexdigest()
 
     def install(self, handler: Any, locale: str | None) -> None:

@@ -1,0 +1,178 @@
+"""Reuse a page's Markdown conversion while nothing it was made from has changed.
+
+MkDocs converts every page's Markdown to HTML on every build (``Page.render``), also under
+``mkdocs serve`` after a one-word edit of another page. ``PageCache.wrap`` replaces a page's
+``render`` (in ``on_pre_page``, as mkdocs-jupyter does for notebooks) with one that looks the
+result up first. The rest of the build (every ``on_page_content`` hook, autorefs, the search
+index, the theme) runs on the page as usual.
+
+What a conversion reads, and so what decides whether it is reused:
+
+- the key: the page's final Markdown (after every ``on_page_markdown`` hook, so with its
+  outputs), its path and URL, every file's path and URL (relative links are resolved
+  against them), the Markdown extensions and their options, the validation settings, the
+  code of the diagram fence, and the versions of the packages that convert;
+- the files pymdownx.snippets included (sections ``--8<--``, the appended glossary): the
+  entry records each file's hash, and an entry whose files changed is made again.
+
+What a conversion leaves besides its HTML is kept and given back: the table of contents,
+the title found in the HTML, the anchors MkDocs validates links against, and the anchors
+the page registered with autorefs. Not reused, ever: pages with ``:::`` API entries
+(mkdocstrings also fills its inventory while converting; thunder-refcache reuses those
+entries), and any conversion that logged a message, so a warning is printed on every build.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import pickle
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+from mkdocs.structure.pages import log as pages_log
+
+from .files import JsonStore, code_digest, digest, stable
+from .versions import distribution_version
+
+PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-autorefs", "mkdocs-material")
+API_ENTRY = re.compile(r"^\s*::: ", re.M)
+
+
+@dataclass
+class _Recording:
+    """What one conversion did besides returning HTML."""
+
+    snippets: set[str] = field(default_factory=set)  # files pymdownx.snippets read
+    anchors: list[tuple[tuple, dict]] = field(default_factory=list)  # autorefs.register_anchor calls
+    logged: list[logging.LogRecord] = field(default_factory=list)
+
+
+class _Logged(logging.Handler):
+    def __init__(self, recording: _Recording):
+        super().__init__(logging.INFO)
+        self.recording = recording
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.recording.logged.append(record)
+
+
+class PageCache:
+    def __init__(self, directory: Path, config: MkDocsConfig, files: Files, autorefs: Any = None):
+        self.store = JsonStore(directory)
+        self.autorefs = autorefs
+        self.context = digest(
+            json.dumps({p: distribution_version(p) for p in PACKAGES}, sort_keys=True),
+            json.dumps(stable([config.markdown_extensions, config.mdx_configs, config.validation,
+                                config.use_directory_urls]), sort_keys=True, default=str),
+            json.dumps(sorted((f.src_uri, f.url, f.dest_uri) for f in files)),
+            code_digest("diagrams/fences.py", "page_cache.py"))
+        self.recording: _Recording | None = None  # the conversion under way, while one is
+        self.hits = self.misses = self.skipped = 0
+
+    def wrap(self, page: Page) -> None:
+        """Make ``page.render`` reuse a stored conversion (Markdown pages without API entries)."""
+        if not page.file.src_uri.endswith(".md"):
+            return
+        render = page.render
+
+        def cached_render(config: MkDocsConfig, files: Files) -> None:
+            if page.markdown is None or API_ENTRY.search(page.markdown):
+                self.skipped += 1
+                return render(config, files)
+            key = digest(self.context, page.file.src_uri, page.url, page.markdown)
+            entry = self.store.get(key)
+            if entry is not None and self._fresh(entry):
+                self.hits += 1
+                return self._replay(page, files, pickle.loads(base64.b64decode(entry["page"])))
+            self.misses += 1
+            recording = self._record(render, config, files)
+            if not recording.logged:
+                self.store.put(key, {"snippets": {p: _file_digest(p) for p in sorted(recording.snippets)},
+                                     "page": base64.b64encode(pickle.dumps(self._result(page, recording))).decode()})
+
+        page.render = cached_render
+
+    def _record(self, render: Callable, config: MkDocsConfig, files: Files) -> _Recording:
+        self.recording = recording = _Recording()
+        handler = _Logged(recording)
+        loggers = [logging.getLogger(), logging.getLogger("mkdocs")]  # MkDocs' loggers do not propagate
+        for logger in loggers:
+            logger.addHandler(handler)
+        register = self.autorefs.register_anchor if self.autorefs is not None else None
+        own = self.autorefs is not None and "register_anchor" in vars(self.autorefs)
+        if register is not None:
+            def recorded_register(*args, **kwargs):
+                recording.anchors.append((args[1:], kwargs))  # args[0] is the page
+                return register(*args, **kwargs)
+            self.autorefs.register_anchor = recorded_register
+        try:
+            render(config, files)
+        finally:
+            for logger in loggers:
+                logger.removeHandler(handler)
+            if own:
+                self.autorefs.register_anchor = register
+            elif register is not None:
+                del self.autorefs.register_anchor  # the class's method again
+            self.recording = None
+        return recording
+
+    @staticmethod
+    def _result(page: Page, recording: _Recording) -> dict:
+        links = page.links_to_anchors
+        return {"content": page.content, "toc": page.toc, "title": page._title_from_render,
+                "anchors": page.present_anchor_ids,
+                "links": None if links is None else {f.src_uri: v for f, v in links.items()},
+                "registered": recording.anchors}
+
+    def _replay(self, page: Page, files: Files, result: dict) -> None:
+        """Set what ``Page.render`` sets, and register the page's anchors with autorefs again."""
+        page.content, page.toc, page._title_from_render = result["content"], result["toc"], result["title"]
+        page.present_anchor_ids = result["anchors"]
+        if pages_log.getEffectiveLevel() > logging.DEBUG and result["links"] is not None:
+            page.links_to_anchors = {files.get_file_from_path(src): v for src, v in result["links"].items()}
+        if self.autorefs is not None:
+            for args, kwargs in result["registered"]:
+                self.autorefs.register_anchor(page, *args, **kwargs)
+
+    @staticmethod
+    def _fresh(entry: dict) -> bool:
+        return all(_file_digest(path) == hashed for path, hashed in entry["snippets"].items())
+
+    def snippet_read(self, path: str | None) -> None:
+        """pymdownx.snippets resolved an included file (see ``install``)."""
+        if self.recording is not None and path is not None:
+            self.recording.snippets.add(path)
+
+
+def _file_digest(path: str) -> str | None:
+    try:
+        return digest(Path(path).read_bytes())
+    except OSError:
+        return None
+
+
+def install(cache: PageCache | None) -> None:
+    """Let ``cache`` see the files pymdownx.snippets includes (None: as before)."""
+    from pymdownx.snippets import SnippetPreprocessor
+
+    original = getattr(SnippetPreprocessor.get_snippet_path, "__wrapped__", SnippetPreprocessor.get_snippet_path)
+    if cache is None:
+        SnippetPreprocessor.get_snippet_path = original
+        return
+
+    def get_snippet_path(self, path):
+        found = original(self, path)
+        cache.snippet_read(found)
+        return found
+
+    get_snippet_path.__wrapped__ = original
+    SnippetPreprocessor.get_snippet_path = get_snippet_path
