@@ -145,7 +145,7 @@ def main() -> None:
         last_end = snippet.read_text().rstrip("\n").rsplit("\n", 1)[1]  # the last section's end marker
         prose, code = serve_edit_seconds(site, cache, [
             (site / "docs" / "first_trace.md", "\nOne more sentence of prose.\n", "One more sentence of prose."),
-            (snippet, (last_end, "# one more comment\n" + last_end), "One more sentence of prose."),
+            (snippet, (last_end, "# one more comment\n" + last_end), "# one more comment"),
         ])
         page_run = stats.page_seconds()["docs/first_trace.md"]
 

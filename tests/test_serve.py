@@ -1,4 +1,6 @@
-"""Under `mkdocs serve`: a prose edit runs no code; a section edit re-runs only its own page."""
+"""Under `mkdocs serve`: a prose edit runs no code; a section edit re-runs only its own page;
+each edit converts only the edited page again (thunder-buildcache), and the server serves the
+edited page with what changed."""
 
 import queue
 import re
@@ -7,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 from conftest import mkdocs_env
 
@@ -46,9 +49,26 @@ def next_build_log(lines, timeout=120):
     raise AssertionError("no rebuild:\n" + "".join(seen))
 
 
+def served_at(lines, timeout=60) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            continue
+        if match := re.search(r"Serving on (\S+)", line):
+            return match[1]
+    raise AssertionError("mkdocs serve never said where it serves")
+
+
+def get(url: str) -> str:
+    return urllib.request.urlopen(url, timeout=30).read().decode()
+
+
 def test_serve_reuses_and_reexecutes_only_what_changed(throwaway, tmp_path):
     throwaway.write({f"{folder}/{name}.{ext}": text(name) for name in ("one", "two")
-                     for folder, ext, text in (("docs", "md", page), ("snippets", "py", lambda _: snippet(1)))})
+                     for folder, ext, text in (("docs", "md", page), ("snippets", "py", lambda _: snippet(1)))},
+                    exec_options={}, plugins=({"thunder-buildcache": {"cache_dir": ".cache/build"}},))
     proc = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{free_port()}"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=mkdocs_env(),
@@ -57,15 +77,22 @@ def test_serve_reuses_and_reexecutes_only_what_changed(throwaway, tmp_path):
     try:
         first = next_build_log(lines)
         assert "executed 4 sections of 2 pages" in first
+        url = served_at(lines) + "one/"
         time.sleep(1)
 
         (tmp_path / "docs" / "one.md").write_text(page("one").replace("Prose.", "Edited prose."))
-        assert re.search(r"executed 0 sections of 0 pages .* reused 4", next_build_log(lines))
+        log = next_build_log(lines)
+        assert re.search(r"executed 0 sections of 0 pages .* reused 4", log)
+        assert "pages: 1 reused, 1 made" in log  # two.md's conversion is reused
+        assert "Edited prose." in get(url)
         time.sleep(1)
 
         (tmp_path / "snippets" / "one.py").write_text(snippet(2))  # a snippet edit rebuilds too
         log = next_build_log(lines)
         assert "executed 2 sections of 1 pages" in log and "reused 2 from the cache" in log
+        assert "pages: 1 reused, 1 made" in log
+        shown = re.sub(r"<[^>]+>", "", get(url))  # the page's text: code and output
+        assert "x = 2" in shown and "x is 2" in shown
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -1,7 +1,8 @@
 """The writer's loop: caches that make rebuilds fast never hide a change.
 
-Each case builds a throwaway site with the reference cache (thunder-refcache) and the
-links cache (thunder-links' cache_dir) on, changes one thing, and checks that the next
+Each case builds a throwaway site with the reference cache (thunder-refcache), the
+links cache (thunder-links' cache_dir) and the build cache (thunder-buildcache: page
+conversions, highlighting, templates) on, changes one thing, and checks that the next
 build shows it: a docstring option, a package version, the navigation, a page that others
 link to. Under `mkdocs serve`, an edited page is served with its new text.
 """
@@ -26,6 +27,7 @@ def site(throwaway, options=None, nav=None, api=API_PAGE, index=INDEX):
         "autorefs",
         {"mkdocstrings": {"handlers": {"python": {"options": {"show_if_no_docstring": True, **(options or {})}}}}},
         {"thunder-refcache": {"cache_dir": ".cache/reference"}},
+        {"thunder-buildcache": {"cache_dir": ".cache/build"}},
     )
     extra = {"nav": nav} if nav else {}
     return throwaway.write({"docs/index.md": index, "docs/api.md": api}, exec_options={}, plugins=plugins, **extra)

@@ -3,7 +3,8 @@
 Three wrappers, each in its own module and each with its own key (the module says what the
 key covers), share one cache folder:
 
-- ``search``: Material's search entries of each page (search_cache.py);
+- ``search``: Material's search entries of each page (search_cache.py), when the site uses
+  Material's search plugin;
 - ``highlight``: Pygments' highlighting of each code block (highlight_cache.py);
 - ``notebooks``: mkdocs-jupyter's conversion of each notebook (notebook_cache.py);
 - ``pages``: each Markdown page's conversion to HTML (page_cache.py);
@@ -50,10 +51,8 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         root = Path(config.config_file_path).resolve().parent / self.config.cache_dir
         self.search = self.highlight = self.notebooks = self.templates = self.pages = None
         if self.config.search:
-            search = config.plugins.get(SEARCH)
-            if search is None:
-                raise RuntimeError("thunder-buildcache: `search: true` needs Material's search plugin")
-            if search.config.enabled:
+            search = config.plugins.get(SEARCH)  # Material's (MkDocs' own search is left alone)
+            if search is not None and search.config.enabled:
                 self.search = SearchCache(root / "search", dict(search.config))
                 self.search.install(search.search_index)
         if self.config.highlight:
@@ -96,6 +95,7 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
     def on_post_build(self, config: MkDocsConfig) -> None:
         self._uninstall()
         counts = [f"{name} {cache.hits} reused, {cache.misses} made"
+                  + (f", {cache.skipped} never reused" if getattr(cache, "skipped", 0) else "")
                   for name, cache in (("search entries:", self.search), ("highlighted blocks:", self.highlight),
                                       ("notebooks:", self.notebooks), ("templates:", self.templates),
                                       ("pages:", self.pages))

@@ -1,0 +1,140 @@
+"""thunder-buildcache, thunder-cite's and thunder-traces' caches: a build that reuses their work
+makes exactly the site a build without them makes, and a change reaches the page it affects."""
+
+import re
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pygments
+import pymdownx.highlight
+import pytest
+from mkdocs.commands.build import build as build_in_process
+from mkdocs.config import load_config
+
+from conftest import ROOT, mkdocs_env
+from thunder_docs import search_cache
+from thunder_docs.notebook_cache import NotebookCache
+
+CACHES = ("BUILD", "CITATIONS", "TRACES", "LINKS")
+
+
+def counts(log: str, name: str) -> tuple[int, int]:
+    match = re.search(rf"{name}: (\d+) reused, (\d+) made", log)
+    assert match, f"no '{name}' counts in the log:\n{log}"
+    return int(match[1]), int(match[2])
+
+
+def files_of(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_site_built_from_the_caches_is_byte_identical_to_the_site_built_without(built_site, tmp_path):
+    """Two builds of the real site, with these caches empty and then full (section outputs come
+    from the output cache the built_site fixture filled): every file of the two sites is equal."""
+    env = mkdocs_env(SOURCE_DATE_EPOCH="1700000000",
+                     **{f"THUNDER_DOCS_{name}_CACHE_DIR": str(tmp_path / name.lower()) for name in CACHES})
+    logs = []
+    for run in ("cold", "warm"):
+        proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / run)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=900, env=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        logs.append(proc.stdout + proc.stderr)
+    cold, warm = logs
+    for name in ("search entries", "highlighted blocks", "notebooks", "templates", "pages"):
+        assert counts(cold, name)[1] > 0, f"{name}: the cold build made nothing"
+        if name in ("search entries", "notebooks", "pages"):  # one per page: nothing to reuse yet
+            assert counts(cold, name)[0] == 0, name
+        reused, made = counts(warm, name)
+        assert made == 0, f"{name}: the warm build made {made}"
+        # Blocks are highlighted while a page converts: a warm build reuses the conversions instead.
+        assert reused > 0 or name == "highlighted blocks", f"{name}: the warm build reused nothing"
+    assert files_of(tmp_path / "cold") == files_of(tmp_path / "warm")
+
+
+# -- throwaway sites -----------------------------------------------------------------------------------
+def cached_site(throwaway, files: dict[str, str], **config):
+    plugins = ({"thunder-buildcache": {"cache_dir": ".cache/build"}}, "autorefs")
+    return throwaway.write(files, exec_options=None, plugins=plugins, **config)
+
+
+def built(throwaway) -> str:
+    proc = throwaway.build()
+    assert proc.returncode == 0, proc.stdout
+    return proc.stdout
+
+
+def test_an_edited_included_file_converts_the_page_again(throwaway):
+    cached_site(throwaway, {"docs/index.md": '# Home\n\n--8<-- "part.md"\n', "part.md": "First text.\n"})
+    assert counts(built(throwaway), "pages") == (0, 1)
+    assert counts(built(throwaway), "pages") == (1, 0)
+    (throwaway.folder / "part.md").write_text("Second text.\n")
+    assert counts(built(throwaway), "pages") == (0, 1)
+    assert "Second text." in (throwaway.folder / "site" / "index.html").read_text()
+
+
+def test_a_page_keeps_its_autorefs_anchors_when_its_conversion_is_reused(throwaway):
+    files = {"docs/index.md": "# Home\n\n## A special heading\n",
+             "docs/other.md": "# Other\n\nSee [the heading][a-special-heading].\n"}
+    cached_site(throwaway, files)
+    built(throwaway)
+    assert counts(built(throwaway), "pages") == (2, 0)  # strict: the reference resolved
+    assert 'href="../#a-special-heading"' in (throwaway.folder / "site" / "other" / "index.html").read_text()
+    (throwaway.folder / "docs" / "index.md").write_text("# Home\n\n## Another heading\n")
+    assert "Could not find cross-reference target 'a-special-heading'" in throwaway.failed_build()
+
+
+def test_a_conversion_that_logs_is_never_reused(throwaway):
+    cached_site(throwaway, {"docs/index.md": "# Home\n\nSee [a page](missing.md).\n"},
+                validation={"links": {"not_found": "info"}})
+    for _ in range(2):
+        log = built(throwaway)
+        assert counts(log, "pages") == (0, 1)
+        assert "missing.md" in log  # said on every build
+
+
+def test_a_new_file_converts_every_page_again(throwaway):
+    """Relative links are resolved against the site's files: any change to them changes every key."""
+    cached_site(throwaway, {"docs/index.md": "# Home\n\nSee [the other page](other.md).\n",
+                            "docs/other.md": "# Other\n"})
+    built(throwaway)
+    (throwaway.folder / "docs" / "third.md").write_text("# Third\n")
+    assert counts(built(throwaway), "pages") == (0, 3)
+
+
+def test_pygments_and_snippets_are_put_back_after_a_build(throwaway):
+    from pymdownx.snippets import SnippetPreprocessor
+
+    original_path = SnippetPreprocessor.get_snippet_path
+    cached_site(throwaway, {"docs/index.md": "# Home\n\n```python\nx = 1\n```\n"})
+    build_in_process(load_config(str(throwaway.folder / "mkdocs.yml"), site_dir=str(throwaway.folder / "site")))
+    assert pymdownx.highlight.highlight is pygments.highlight
+    assert SnippetPreprocessor.get_snippet_path is original_path
+    assert "x" in (throwaway.folder / "site" / "index.html").read_text()
+
+
+# -- keys ----------------------------------------------------------------------------------------------------
+def test_a_notebook_key_covers_the_notebook_the_options_and_the_template_folder(tmp_path):
+    notebook, template = tmp_path / "nb.ipynb", tmp_path / "template" / "page.html.j2"
+    template.parent.mkdir()
+    notebook.write_text("{}")
+    template.write_text("a")
+    cache = NotebookCache(tmp_path / "cache")
+    key = cache.key(str(notebook), {"custom_template": str(template), "theme": "light"})
+    assert cache.key(str(notebook), {"custom_template": str(template), "theme": "dark"}) != key
+    (template.parent / "notebook.css").write_text("p {}")
+    assert cache.key(str(notebook), {"custom_template": str(template), "theme": "light"}) != key
+    notebook.write_text('{"cells": []}')
+    assert cache.key(str(notebook), {"custom_template": str(template), "theme": "light"}) not in (key,)
+
+
+@pytest.mark.parametrize("change", ["content", "url", "title", "meta", "toc"])
+def test_a_search_key_covers_what_material_indexes(change):
+    def page(**changed):
+        toc = SimpleNamespace(items=[SimpleNamespace(id="a", url="#a", title="A", children=[])])
+        fields = {"content": "<h1>A</h1>", "url": "a/", "title": "A", "meta": {}, "toc": toc, **changed}
+        return SimpleNamespace(**fields)
+
+    other = {"content": "<h1>B</h1>", "url": "b/", "title": "B", "meta": {"search": {"boost": 2}},
+             "toc": SimpleNamespace(items=[])}
+    assert search_cache.page_key(page(), "ctx") != search_cache.page_key(page(**{change: other[change]}), "ctx")
