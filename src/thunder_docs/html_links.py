@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from html.parser import HTMLParser
 
 from .names import resolve
@@ -246,6 +246,7 @@ def _wrap(node: _Node, first: int, last: int, opening: str, closing: str) -> boo
     return True
 
 
+@lru_cache(maxsize=4096)  # under `mkdocs serve`, an edited page's unchanged blocks are linked once
 def link_block(block: str, *, output: bool) -> str:
     """Link names in the content of a ``<pre>`` element (see the module docstring)."""
     root = _tree(block)

@@ -1,9 +1,10 @@
 """Reuse mkdocs-jupyter's conversion of a notebook that was converted before.
 
 mkdocs-jupyter converts each notebook to HTML with nbconvert on every build (its own cache is
-off with a custom template, which this site uses): about half a second for the tour.
-``install`` replaces ``mkdocs_jupyter.convert.nb2html``, which its plugin calls, with a
-function that looks the result up first.
+off with a custom template, which this site uses): about half a second for the tour, and
+converts it to Markdown once more for its table of contents. ``install`` replaces
+``mkdocs_jupyter.convert.nb2html`` and ``nb2md``, which its plugin calls, with functions that
+look the result up first.
 
 A conversion's key hashes the notebook's bytes (thunder-exec hands over the executed copy),
 every option the plugin passes, the text of every file in the custom template's folder, and
@@ -35,11 +36,12 @@ class NotebookCache:
         self.context = json.dumps({p: distribution_version(p) for p in PACKAGES}, sort_keys=True)
         self.hits = self.misses = 0
 
-    def key(self, path: str, options: dict) -> str:
+    def key(self, path: str, options: dict, function: str = "nb2html") -> str:
         template = options.get("custom_template")
         folder = _folder_text(Path(template).parent) if template else {}
         rest = {k: v for k, v in options.items() if k not in ("custom_template", "image_dependencies")}
-        return digest(self.context, json.dumps([rest, folder], sort_keys=True, default=repr), Path(path).read_bytes())
+        return digest(self.context, function, json.dumps([rest, folder], sort_keys=True, default=repr),
+                      Path(path).read_bytes())
 
     def wrap(self, nb2html: Callable[..., str]) -> Callable[..., str]:
         from mkdocs_jupyter.exporter_options import image_dependencies_valid
@@ -62,6 +64,14 @@ class NotebookCache:
         cached_nb2html.__wrapped__ = nb2html
         return cached_nb2html
 
+    def wrap_markdown(self, nb2md: Callable[..., str]) -> Callable[..., str]:
+        def cached_nb2md(nb_path, *args, **options) -> str:
+            key = self.key(str(nb_path), {"args": args, **options}, "nb2md")
+            return self.store.remember(key, lambda: nb2md(nb_path, *args, **options))
+
+        cached_nb2md.__wrapped__ = nb2md
+        return cached_nb2md
+
 
 def install(cache: NotebookCache | None) -> None:
     """Make mkdocs-jupyter use ``cache`` (None: nbconvert every build, as before)."""
@@ -69,3 +79,5 @@ def install(cache: NotebookCache | None) -> None:
 
     original = getattr(module.nb2html, "__wrapped__", module.nb2html)
     module.nb2html = cache.wrap(original) if cache is not None else original
+    markdown = getattr(module.nb2md, "__wrapped__", module.nb2md)
+    module.nb2md = cache.wrap_markdown(markdown) if cache is not None else markdown

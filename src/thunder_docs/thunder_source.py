@@ -18,6 +18,7 @@ from pathlib import Path
 REPOSITORY = "https://github.com/Lightning-AI/lightning-thunder"
 
 
+@cache
 def thunder_version() -> str:
     return importlib.metadata.version("lightning-thunder")
 

@@ -28,6 +28,7 @@ def package_versions() -> dict[str, str]:
     }
 
 
+@cache  # per process, like package_versions (the page processes import torch and thunder once too)
 def distribution_version(dist: str) -> str:
     """The installed version of a distribution, or "not installed"."""
     try:
