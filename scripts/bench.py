@@ -21,6 +21,7 @@ repository and its cache are left as they were. Figures:
 from __future__ import annotations
 
 import os
+import queue
 import re
 import shutil
 import socket
@@ -28,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -96,23 +98,28 @@ def free_port() -> int:
 
 def serve_edit_seconds(site: Path, cache: Path, edits: list[tuple[Path, str, str]]) -> list[float]:
     """Start `mkdocs serve`; for each edit (file, text to add, text the page must then show), the
-    time from writing the file until the server serves the rebuilt page with that text."""
+    time from writing the file until the server serves the page with that text."""
     port = free_port()
     command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"]
     proc = subprocess.Popen(command, cwd=site, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=env(cache))
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    log: list[str] = []
     seconds = []
     try:
-        url = wait_for(proc, re.compile(r"Serving on (\S+)")).group(1)
+        url = wait_for(lines, log, re.compile(r"Serving on (\S+)")).group(1)
         time.sleep(5.0)  # let the file watcher settle (and the worker warm up)
         for path, addition, expected in edits:
+            page = url + "guides/pipeline/" if "pipeline" in path.name else url + "first_trace/"
             started = time.perf_counter()
             path.write_text(path.read_text().replace(*addition) if isinstance(addition, tuple)
                             else path.read_text() + addition)
-            wait_for(proc, re.compile(r"Documentation built in"))
-            page = url + "guides/pipeline/" if "pipeline" in path.name else url + "first_trace/"
             while expected not in urllib.request.urlopen(page, timeout=30).read().decode():
-                time.sleep(0.05)
+                if time.perf_counter() - started > 120:
+                    _drain(lines, log)
+                    raise SystemExit(f"bench: {page} never showed {expected!r}; the server said:\n" + "".join(log[-30:]))
+                time.sleep(0.02)
             seconds.append(time.perf_counter() - started)
             time.sleep(1.0)  # the next edit starts from an idle server
     finally:
@@ -121,14 +128,21 @@ def serve_edit_seconds(site: Path, cache: Path, edits: list[tuple[Path, str, str
     return seconds
 
 
-def wait_for(proc: subprocess.Popen, pattern: re.Pattern, timeout: float = 600) -> re.Match:
+def _drain(lines: queue.Queue, log: list[str]) -> None:
+    while not lines.empty():
+        log.append(lines.get())
+
+
+def wait_for(lines: queue.Queue, log: list[str], pattern: re.Pattern, timeout: float = 600) -> re.Match:
     deadline = time.monotonic() + timeout
-    for line in proc.stdout:
-        if match := pattern.search(line):
+    while time.monotonic() < deadline:
+        try:
+            log.append(lines.get(timeout=1))
+        except queue.Empty:
+            continue
+        if match := pattern.search(log[-1]):
             return match
-        if time.monotonic() > deadline:
-            break
-    raise SystemExit(f"bench: `mkdocs serve` never printed {pattern.pattern!r}")
+    raise SystemExit(f"bench: `mkdocs serve` never printed {pattern.pattern!r}:\n" + "".join(log[-30:]))
 
 
 def main() -> None:
