@@ -110,7 +110,9 @@ class PageCache:
         own = self.autorefs is not None and "register_anchor" in vars(self.autorefs)
         if register is not None:
             def recorded_register(*args, **kwargs):
-                recording.anchors.append((args[1:], kwargs))  # args[0] is the page
+                # Kept without the page (replayed on the new page object), given by position or by name.
+                rest = {k: v for k, v in kwargs.items() if k != "page"}
+                recording.anchors.append((args if "page" in kwargs else args[1:], rest))
                 return register(*args, **kwargs)
             self.autorefs.register_anchor = recorded_register
         try:
