@@ -138,3 +138,27 @@ def test_a_search_key_covers_what_material_indexes(change):
     other = {"content": "<h1>B</h1>", "url": "b/", "title": "B", "meta": {"search": {"boost": 2}},
              "toc": SimpleNamespace(items=[])}
     assert search_cache.page_key(page(), "ctx") != search_cache.page_key(page(**{change: other[change]}), "ctx")
+
+
+def test_a_new_package_version_changes_every_cache_key(monkeypatch, throwaway, tmp_path):
+    from mkdocs.structure.files import Files
+
+    from thunder_docs import highlight_cache, notebook_cache, page_cache
+
+    cached_site(throwaway, {"docs/index.md": "# Home\n"})
+    config = load_config(str(throwaway.folder / "mkdocs.yml"))
+    makers = {
+        page_cache: (lambda: page_cache.PageCache(tmp_path, config, Files([])).context, page_cache.PACKAGES),
+        search_cache: (lambda: search_cache.SearchCache(tmp_path, {}).context, ("mkdocs-material",)),
+        highlight_cache: (lambda: highlight_cache.HighlightCache(tmp_path).context, ("pygments", "pymdown-extensions")),
+        notebook_cache: (lambda: notebook_cache.NotebookCache(tmp_path).context, notebook_cache.PACKAGES),
+    }
+    for module, (context, packages) in makers.items():
+        before = context()
+        for package in packages:
+            real = module.distribution_version
+            monkeypatch.setattr(module, "distribution_version",
+                                lambda dist, package=package, real=real: "9.9.9" if dist == package else real(dist))
+            assert context() != before, f"{module.__name__}: {package}"
+            monkeypatch.undo()
+        assert context() == before
