@@ -11,7 +11,8 @@ What a conversion reads, and so what decides whether it is reused:
 - the key: the page's final Markdown (after every ``on_page_markdown`` hook, so with its
   outputs), its path and URL, every file's path and URL (relative links are resolved
   against them), the Markdown extensions and their options, the validation settings, the
-  code of the diagram fence, and the versions of the packages that convert;
+  autorefs options, the code of the diagram fence, and the versions of the packages that
+  convert;
 - the files pymdownx.snippets included (sections ``--8<--``, the appended glossary): the
   entry records each file's hash, and an entry whose files changed is made again.
 
@@ -71,7 +72,8 @@ class PageCache:
         self.context = digest(
             json.dumps({p: distribution_version(p) for p in PACKAGES}, sort_keys=True),
             json.dumps(stable([config.markdown_extensions, config.mdx_configs, config.validation,
-                                config.use_directory_urls]), sort_keys=True, default=str),
+                                config.use_directory_urls, autorefs.config if autorefs is not None else None]),
+                       sort_keys=True, default=str),
             json.dumps(sorted((f.src_uri, f.url, f.dest_uri) for f in files)),
             code_digest("diagrams/fences.py", "page_cache.py"))
         self.recording: _Recording | None = None  # the conversion under way, while one is
