@@ -149,7 +149,7 @@ def test_a_new_package_version_changes_every_cache_key(monkeypatch, throwaway, t
     config = load_config(str(throwaway.folder / "mkdocs.yml"))
     makers = {
         page_cache: (lambda: page_cache.PageCache(tmp_path, config, Files([])).context, page_cache.PACKAGES),
-        search_cache: (lambda: search_cache.SearchCache(tmp_path, {}).context, ("mkdocs-material",)),
+        search_cache: (lambda: search_cache.SearchCache(tmp_path, {}).context, ("mkdocs-material", "jieba")),
         highlight_cache: (lambda: highlight_cache.HighlightCache(tmp_path).context, ("pygments", "pymdown-extensions")),
         notebook_cache: (lambda: notebook_cache.NotebookCache(tmp_path).context, notebook_cache.PACKAGES),
     }
@@ -162,3 +162,106 @@ def test_a_new_package_version_changes_every_cache_key(monkeypatch, throwaway, t
             assert context() != before, f"{module.__name__}: {package}"
             monkeypatch.undo()
         assert context() == before
+
+
+# -- what a conversion says, and conversions that are not kept ------------------------------------------------
+def test_a_verbose_build_keeps_no_conversion_so_anchors_are_checked_later(throwaway):
+    """With --verbose MkDocs does not collect the links it checks anchors with."""
+    cached_site(throwaway, {"docs/index.md": "# Home\n\nSee [a heading](other.md#nope).\n", "docs/other.md": "# Other\n"},
+                validation={"anchors": "warn"})
+    throwaway.build("--verbose")
+    proc = throwaway.build()
+    assert proc.returncode != 0 and "nope" in proc.stdout, proc.stdout
+
+
+def test_a_quiet_build_keeps_no_conversion_so_warnings_are_said_later(throwaway):
+    """With -q MkDocs makes no warning records at all: a conversion cannot be seen to be silent."""
+    cached_site(throwaway, {"docs/index.md": "# Home\n\nSee [a page](missing.md).\n"})
+    throwaway.build("-q")
+    proc = throwaway.build()
+    assert proc.returncode != 0 and "missing.md" in proc.stdout, proc.stdout
+
+
+def test_an_excluded_page_converts_the_pages_that_link_to_it_again(throwaway):
+    files = {"docs/index.md": "# Home\n\nSee [the other page](other.md).\n", "docs/other.md": "# Other\n"}
+    cached_site(throwaway, files)
+    built(throwaway)
+    cached_site(throwaway, files, exclude_docs="other.md")
+    log = built(throwaway)
+    assert counts(log, "pages") == (0, 1) and "excluded" in log
+
+
+API_PLUGINS = ({"thunder-buildcache": {"cache_dir": ".cache/build"}}, "autorefs",
+               {"mkdocstrings": {"handlers": {"python": {"paths": ["."]}}}})
+MODULE = 'def f():\n    """A function."""\n'
+
+
+@pytest.mark.parametrize("page, extra", [
+    ("# Home\n\n## ::: mod.f\n", {}),  # mkdocstrings' heading form
+    ('# Home\n\n--8<-- "api.md"\n', {"api.md": "::: mod.f\n"}),  # an entry from an included file
+])
+def test_a_page_with_api_entries_is_never_reused(throwaway, page, extra):
+    """mkdocstrings fills its inventory (objects.inv) while converting: such a page converts every build."""
+    throwaway.write({"docs/index.md": page, "mod.py": MODULE, **extra}, plugins=API_PLUGINS)
+    inventories = []
+    for _ in range(2):
+        reused, _made = counts(built(throwaway), "pages")
+        assert reused == 0
+        inventories.append((throwaway.folder / "site" / "objects.inv").read_bytes())
+    assert inventories[0] == inventories[1]
+
+
+def test_messages_keep_a_result_only_if_nothing_was_said():
+    import logging
+
+    from thunder_docs.messages import Messages
+
+    level = logging.getLogger("mkdocs").level
+    logging.getLogger("mkdocs").setLevel(logging.INFO)
+    try:
+        _check_messages(Messages)
+    finally:
+        logging.getLogger("mkdocs").setLevel(level)
+
+
+def _check_messages(Messages):
+    import logging
+    import warnings
+
+    with Messages() as said:
+        pass
+    assert said.keep
+    with Messages() as said:
+        logging.getLogger("mkdocs.plugins.x").info("a link to missing.md")
+    assert not said.keep
+    with Messages(progress=("mkdocs.x", "Converting")) as said:
+        logging.getLogger("mkdocs.x").info("Converting a notebook")
+    assert said.keep
+    with pytest.warns(DeprecationWarning, match="old"), Messages() as said:  # shown after, as usual
+        warnings.warn("old", DeprecationWarning, stacklevel=1)
+    assert not said.keep
+    logging.getLogger("mkdocs").setLevel(logging.ERROR)  # mkdocs build -q
+    with Messages() as said:
+        pass
+    assert not said.keep
+
+
+def test_a_highlight_key_covers_what_a_formatter_keeps_outside_its_options(tmp_path):
+    from pygments.lexers import PythonLexer
+    from pymdownx.highlight import BlockHtmlFormatter
+
+    from thunder_docs.highlight_cache import HighlightCache
+
+    cache = HighlightCache(tmp_path)
+    assert cache.key("x = 1", PythonLexer(), BlockHtmlFormatter(linenos="pymdownx-inline")) != \
+        cache.key("x = 1", PythonLexer(), BlockHtmlFormatter(linenos="inline"))
+
+
+def test_a_notebook_key_covers_which_template_of_the_folder(tmp_path):
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_text("{}")
+    (tmp_path / "one.html.j2").write_text("a")
+    (tmp_path / "two.html.j2").write_text("b")
+    cache = NotebookCache(tmp_path / "cache")
+    assert cache.key(str(notebook), {"custom_template": str(tmp_path / "one.html.j2")}) != \
+        cache.key(str(notebook), {"custom_template": str(tmp_path / "two.html.j2")})

@@ -5,9 +5,9 @@ pymdownx.highlight (through SuperFences, and mkdocstrings for signatures) calls 
 about half a second for this site. ``install`` replaces the name ``highlight`` inside
 ``pymdownx.highlight`` with a function that looks the result up first.
 
-A block's key hashes what Pygments' result depends on: the code, the lexer's class and
-options, the formatter's class and options (CSS class, line numbers, highlighted lines,
-style, title...), and the versions of Pygments and pymdown-extensions.
+A block's key hashes what Pygments' result depends on: the code, the lexer's and the
+formatter's class, options and plain attributes (CSS class, line numbers, highlighted
+lines, style, title...), and the versions of Pygments and pymdown-extensions.
 """
 
 from __future__ import annotations
@@ -24,6 +24,12 @@ def _kind(obj) -> str:
     return f"{type(obj).__module__}.{type(obj).__qualname__}"
 
 
+def _state(obj) -> dict:
+    """An object's plain attributes: a formatter may keep an option only there (pymdownx turns
+    ``linenos="pymdownx-inline"`` into ``"inline"`` plus ``self.pymdownx_inline``)."""
+    return {k: v for k, v in vars(obj).items() if isinstance(v, (str, int, float, bool, type(None), list, tuple))}
+
+
 class HighlightCache:
     def __init__(self, directory: Path):
         self.store = JsonStore(directory)
@@ -31,8 +37,8 @@ class HighlightCache:
         self.hits = self.misses = 0
 
     def key(self, src: str, lexer, formatter) -> str:
-        options = json.dumps([_kind(lexer), lexer.options, _kind(formatter), formatter.options],
-                             sort_keys=True, default=repr)
+        options = json.dumps([_kind(lexer), lexer.options, _state(lexer), _kind(formatter), formatter.options,
+                              _state(formatter)], sort_keys=True, default=repr)
         return digest(self.context, options, src)
 
     def wrap(self, highlight: Callable[..., str]) -> Callable[..., str]:

@@ -91,7 +91,7 @@ class TracesPlugin(BasePlugin[TracesConfig]):
 @cache
 def _code_digest() -> str:
     """The marking code: what marked-up HTML depends on besides the page and its traces."""
-    return code_digest("interactive.py", "stepper.py", "html_links.py", "trace_map.py", "sections.py")
+    return code_digest("interactive.py", "stepper.py", "html_links.py", "trace_map.py", "sections.py", "notebooks.py")
 
 
 def _inputs(page: Page, blocks: dict[str, list[Block]], root: Path) -> str:

@@ -6,11 +6,13 @@ converts it to Markdown once more for its table of contents. ``install`` replace
 ``mkdocs_jupyter.convert.nb2html`` and ``nb2md``, which its plugin calls, with functions that
 look the result up first.
 
-A conversion's key hashes the notebook's bytes (thunder-exec hands over the executed copy),
-every option the plugin passes, the text of every file in the custom template's folder, and
-the versions of mkdocs-jupyter, nbconvert, nbformat, mistune, Pygments and jupyterlab_pygments.
-The images a notebook embeds are checked as mkdocs-jupyter checks its own cache: an entry
-whose images changed is converted again.
+A conversion's key hashes the notebook's bytes and path (thunder-exec hands over the
+executed copy), every option the plugin passes, the custom template's name and the text of
+every file in its folder, the users' nbconvert config files and Jupyter's template folders,
+and the versions of mkdocs-jupyter, nbconvert, nbformat, mistune, Pygments and
+jupyterlab_pygments. The images a notebook embeds are checked as mkdocs-jupyter checks its
+own cache: an entry whose images changed is converted again. A conversion that said
+anything (messages.py) is not kept, so it says it again on the next build.
 """
 
 from __future__ import annotations
@@ -20,9 +22,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .files import JsonStore, digest
+from .messages import Messages
 from .versions import distribution_version
 
+PROGRESS = ("mkdocs.mkdocs-jupyter", "Converting notebook")  # its INFO line for each conversion
 PACKAGES = ("mkdocs-jupyter", "nbconvert", "nbformat", "mistune", "pygments", "jupyterlab_pygments")
+
+
+def _jupyter_setup() -> list:
+    """What nbconvert reads besides its arguments: the users' nbconvert config files (their
+    text) and the files of Jupyter's template folders (name, size, time)."""
+    from jupyter_core.paths import jupyter_config_path, jupyter_path
+
+    configs = [[str(p), digest(p.read_bytes())] for folder in jupyter_config_path()
+               for p in (Path(folder) / "jupyter_nbconvert_config.json", Path(folder) / "jupyter_nbconvert_config.py")
+               if p.is_file()]
+    templates = [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for folder in jupyter_path("nbconvert", "templates")
+                 if Path(folder).is_dir() for p in sorted(Path(folder).rglob("*")) if p.is_file()]
+    return [configs, templates]
 
 
 def _folder_text(folder: Path) -> dict[str, str]:
@@ -40,8 +57,9 @@ class NotebookCache:
         template = options.get("custom_template")
         folder = _folder_text(Path(template).parent) if template else {}
         rest = {k: v for k, v in options.items() if k not in ("custom_template", "image_dependencies")}
-        return digest(self.context, function, json.dumps([rest, folder], sort_keys=True, default=repr),
-                      Path(path).read_bytes())
+        where = [str(Path(path).resolve()), Path(template).name if template else None]  # images resolve from it
+        return digest(self.context, function, json.dumps([rest, where, folder, _jupyter_setup()], sort_keys=True,
+                                                         default=repr), Path(path).read_bytes())
 
     def wrap(self, nb2html: Callable[..., str]) -> Callable[..., str]:
         from mkdocs_jupyter.exporter_options import image_dependencies_valid
@@ -57,8 +75,10 @@ class NotebookCache:
                 return entry["html"]
             self.misses += 1
             found: dict[str, str] = {} if dependencies is None else dependencies
-            html = nb2html(nb_path, **{**options, "image_dependencies": found})
-            self.store.put(key, {"html": html, "images": found})
+            with Messages(progress=PROGRESS) as said:  # what nbconvert says ("alternative text...") is said again
+                html = nb2html(nb_path, **{**options, "image_dependencies": found})
+            if said.keep:
+                self.store.put(key, {"html": html, "images": found})
             return html
 
         cached_nb2html.__wrapped__ = nb2html
@@ -67,7 +87,13 @@ class NotebookCache:
     def wrap_markdown(self, nb2md: Callable[..., str]) -> Callable[..., str]:
         def cached_nb2md(nb_path, *args, **options) -> str:
             key = self.key(str(nb_path), {"args": args, **options}, "nb2md")
-            return self.store.remember(key, lambda: nb2md(nb_path, *args, **options))
+            markdown = self.store.get(key)
+            if markdown is None:
+                with Messages(progress=PROGRESS) as said:
+                    markdown = nb2md(nb_path, *args, **options)
+                if said.keep:
+                    self.store.put(key, markdown)
+            return markdown
 
         cached_nb2md.__wrapped__ = nb2md
         return cached_nb2md

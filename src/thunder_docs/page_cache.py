@@ -9,8 +9,8 @@ index, the theme) runs on the page as usual.
 What a conversion reads, and so what decides whether it is reused:
 
 - the key: the page's final Markdown (after every ``on_page_markdown`` hook, so with its
-  outputs), its path and URL, every file's path and URL (relative links are resolved
-  against them), the Markdown extensions and their options, the validation settings, the
+  outputs), its path and URL, every file's path, URL and inclusion (relative links are
+  resolved against them), the Markdown extensions and their options, the validation settings, the
   autorefs options, the code of the diagram fence, and the versions of the packages that
   convert;
 - the files pymdownx.snippets included (sections ``--8<--``, the appended glossary): the
@@ -18,9 +18,11 @@ What a conversion reads, and so what decides whether it is reused:
 
 What a conversion leaves besides its HTML is kept and given back: the table of contents,
 the title found in the HTML, the anchors MkDocs validates links against, and the anchors
-the page registered with autorefs. Not reused, ever: pages with ``:::`` API entries
-(mkdocstrings also fills its inventory while converting; thunder-refcache reuses those
-entries), and any conversion that logged a message, so a warning is printed on every build.
+the page registered with autorefs. Never kept: pages with ``:::`` API entries, in their
+Markdown or from an included file (mkdocstrings also fills its inventory while converting;
+thunder-refcache reuses those entries); a conversion that said anything (a log message or a
+Python warning, see messages.py), so a warning is printed on every build; and a conversion
+made with ``--verbose``, which does not collect the links MkDocs validates anchors with.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import base64
 import json
 import logging
 import pickle
+import platform
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,10 +44,13 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.pages import log as pages_log
 
 from .files import JsonStore, code_digest, digest, stable
+from .messages import Messages
 from .versions import distribution_version
 
-PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-autorefs", "mkdocs-material")
-API_ENTRY = re.compile(r"^\s*::: ", re.M)
+PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-autorefs", "mkdocs-material",
+            "mkdocstrings")  # mkdocstrings' extension runs on every page (headings, TOC labels, backlinks)
+API_ENTRY = re.compile(r"^\s*(#{1,6} *)?:::", re.M)  # wider than mkdocstrings' own pattern
+API_HTML = 'class="doc doc-'  # an entry mkdocstrings' Python handler rendered
 
 
 @dataclass
@@ -53,16 +59,7 @@ class _Recording:
 
     snippets: set[str] = field(default_factory=set)  # files pymdownx.snippets read
     anchors: list[tuple[tuple, dict]] = field(default_factory=list)  # autorefs.register_anchor calls
-    logged: list[logging.LogRecord] = field(default_factory=list)
-
-
-class _Logged(logging.Handler):
-    def __init__(self, recording: _Recording):
-        super().__init__(logging.INFO)
-        self.recording = recording
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.recording.logged.append(record)
+    keep: bool = False  # nothing was said while converting (messages.py), so the result may be reused
 
 
 class PageCache:
@@ -70,12 +67,13 @@ class PageCache:
         self.store = JsonStore(directory)
         self.autorefs = autorefs
         self.context = digest(
-            json.dumps({p: distribution_version(p) for p in PACKAGES}, sort_keys=True),
+            json.dumps({"python": platform.python_version(), **{p: distribution_version(p) for p in PACKAGES}},
+                       sort_keys=True),
             json.dumps(stable([config.markdown_extensions, config.mdx_configs, config.validation,
                                 config.use_directory_urls, autorefs.config if autorefs is not None else None]),
                        sort_keys=True, default=str),
-            json.dumps(sorted((f.src_uri, f.url, f.dest_uri) for f in files)),
-            code_digest("diagrams/fences.py", "page_cache.py"))
+            json.dumps(sorted((f.src_uri, f.url, f.dest_uri, f.inclusion.name) for f in files)),
+            code_digest("diagrams/fences.py", "page_cache.py", "messages.py"))
         self.recording: _Recording | None = None  # the conversion under way, while one is
         self.hits = self.misses = self.skipped = 0
 
@@ -96,7 +94,9 @@ class PageCache:
                 return self._replay(page, files, pickle.loads(base64.b64decode(entry["page"])))
             self.misses += 1
             recording = self._record(render, config, files)
-            if not recording.logged:
+            # Kept only when nothing was said, anchors are validated (MkDocs skips them with
+            # --verbose) and no API entry came in through an included file.
+            if recording.keep and page.links_to_anchors is not None and API_HTML not in page.content:
                 self.store.put(key, {"snippets": {p: _file_digest(p) for p in sorted(recording.snippets)},
                                      "page": base64.b64encode(pickle.dumps(self._result(page, recording))).decode()})
 
@@ -104,10 +104,6 @@ class PageCache:
 
     def _record(self, render: Callable, config: MkDocsConfig, files: Files) -> _Recording:
         self.recording = recording = _Recording()
-        handler = _Logged(recording)
-        loggers = [logging.getLogger(), logging.getLogger("mkdocs")]  # MkDocs' loggers do not propagate
-        for logger in loggers:
-            logger.addHandler(handler)
         register = self.autorefs.register_anchor if self.autorefs is not None else None
         own = self.autorefs is not None and "register_anchor" in vars(self.autorefs)
         if register is not None:
@@ -118,10 +114,10 @@ class PageCache:
                 return register(*args, **kwargs)
             self.autorefs.register_anchor = recorded_register
         try:
-            render(config, files)
+            with Messages() as said:
+                render(config, files)
+            recording.keep = said.keep
         finally:
-            for logger in loggers:
-                logger.removeHandler(handler)
             if own:
                 self.autorefs.register_anchor = register
             elif register is not None:

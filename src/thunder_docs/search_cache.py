@@ -7,14 +7,15 @@ appended as they were made, and a page that is new or changed is indexed by Mate
 its entries are kept. Everything else (the index file, its options) is Material's.
 
 A page's key hashes everything Material's indexing reads: the page's HTML, URL, title, meta,
-and its table of contents (ids and URLs), with the search plugin's options and Material's
-version.
+and its table of contents (ids and URLs), with the search plugin's options, and the versions
+of Python (its ``html.parser``), Material and jieba (which Material uses when it is installed).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import platform
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,8 @@ class SearchCache:
 
     def __init__(self, directory: Path, search_options: dict[str, Any]):
         self.store = JsonStore(directory)
-        self.context = json.dumps([distribution_version("mkdocs-material"), search_options],
-                                  sort_keys=True, default=str)
+        self.context = json.dumps([platform.python_version(), distribution_version("mkdocs-material"),
+                                   distribution_version("jieba"), search_options], sort_keys=True, default=str)
         self.hits = self.misses = 0
 
     def install(self, index: Any) -> None:
