@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .files import JsonStore, digest
 from .versions import distribution_version
+from .wrapping import replace_attribute
 
 
 def _kind(obj) -> str:
@@ -55,7 +56,6 @@ class HighlightCache:
             self.store.put(key, html)
             return html
 
-        cached_highlight.__wrapped__ = highlight
         return cached_highlight
 
 
@@ -63,5 +63,4 @@ def install(cache: HighlightCache | None) -> None:
     """Make pymdownx.highlight use ``cache`` (None: Pygments itself, as before)."""
     import pymdownx.highlight as module
 
-    original = getattr(module.highlight, "__wrapped__", module.highlight)
-    module.highlight = cache.wrap(original) if cache is not None else original
+    replace_attribute(module, "highlight", cache.wrap if cache is not None else None)

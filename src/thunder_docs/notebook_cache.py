@@ -24,6 +24,7 @@ from pathlib import Path
 from .files import JsonStore, digest
 from .messages import Messages
 from .versions import distribution_version
+from .wrapping import replace_attribute
 
 PROGRESS = ("mkdocs.mkdocs-jupyter", "Converting notebook")  # its INFO line for each conversion
 PACKAGES = ("mkdocs-jupyter", "nbconvert", "nbformat", "mistune", "pygments", "jupyterlab_pygments")
@@ -81,7 +82,6 @@ class NotebookCache:
                 self.store.put(key, {"html": html, "images": found})
             return html
 
-        cached_nb2html.__wrapped__ = nb2html
         return cached_nb2html
 
     def wrap_markdown(self, nb2md: Callable[..., str]) -> Callable[..., str]:
@@ -95,7 +95,6 @@ class NotebookCache:
                     self.store.put(key, markdown)
             return markdown
 
-        cached_nb2md.__wrapped__ = nb2md
         return cached_nb2md
 
 
@@ -103,7 +102,5 @@ def install(cache: NotebookCache | None) -> None:
     """Make mkdocs-jupyter use ``cache`` (None: nbconvert every build, as before)."""
     import mkdocs_jupyter.convert as module
 
-    original = getattr(module.nb2html, "__wrapped__", module.nb2html)
-    module.nb2html = cache.wrap(original) if cache is not None else original
-    markdown = getattr(module.nb2md, "__wrapped__", module.nb2md)
-    module.nb2md = cache.wrap_markdown(markdown) if cache is not None else markdown
+    replace_attribute(module, "nb2html", cache.wrap if cache is not None else None)
+    replace_attribute(module, "nb2md", cache.wrap_markdown if cache is not None else None)

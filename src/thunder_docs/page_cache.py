@@ -46,6 +46,7 @@ from mkdocs.structure.pages import log as pages_log
 from .files import JsonStore, code_digest, digest, stable
 from .messages import Messages
 from .versions import distribution_version
+from .wrapping import replace_attribute
 
 PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-autorefs", "mkdocs-material",
             "mkdocstrings")  # mkdocstrings' extension runs on every page (headings, TOC labels, backlinks)
@@ -164,15 +165,11 @@ def install(cache: PageCache | None) -> None:
     """Let ``cache`` see the files pymdownx.snippets includes (None: as before)."""
     from pymdownx.snippets import SnippetPreprocessor
 
-    original = getattr(SnippetPreprocessor.get_snippet_path, "__wrapped__", SnippetPreprocessor.get_snippet_path)
-    if cache is None:
-        SnippetPreprocessor.get_snippet_path = original
-        return
+    def make(original):
+        def get_snippet_path(self, path):
+            found = original(self, path)
+            cache.snippet_read(found)
+            return found
+        return get_snippet_path
 
-    def get_snippet_path(self, path):
-        found = original(self, path)
-        cache.snippet_read(found)
-        return found
-
-    get_snippet_path.__wrapped__ = original
-    SnippetPreprocessor.get_snippet_path = get_snippet_path
+    replace_attribute(SnippetPreprocessor, "get_snippet_path", make if cache is not None else None)
