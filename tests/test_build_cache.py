@@ -265,3 +265,24 @@ def test_a_notebook_key_covers_which_template_of_the_folder(tmp_path):
     cache = NotebookCache(tmp_path / "cache")
     assert cache.key(str(notebook), {"custom_template": str(tmp_path / "one.html.j2")}) != \
         cache.key(str(notebook), {"custom_template": str(tmp_path / "two.html.j2")})
+
+
+def test_wrapped_puts_an_objects_attribute_back_exactly():
+    from thunder_docs.wrapping import wrapped
+
+    class Plugin:
+        def register(self, x):
+            return x
+
+    plugin, calls = Plugin(), []
+
+    def make(original):
+        return lambda x: calls.append(x) or original(x)
+
+    with wrapped(plugin, "register", make):
+        assert plugin.register(1) == 1
+    assert calls == [1] and "register" not in vars(plugin)  # the class's method again, no copy left
+    plugin.register = own = lambda x: -x
+    with wrapped(plugin, "register", make):
+        assert plugin.register(2) == -2
+    assert plugin.register is own

@@ -1,7 +1,6 @@
 """The ``thunder-buildcache`` plugin: reuse the work other plugins repeat on every build.
 
-Three wrappers, each in its own module and each with its own key (the module says what the
-key covers), share one cache folder:
+Five caches, each with its own key (its module says what the key covers), share one folder:
 
 - ``search``: Material's search entries of each page (search_cache.py), when the site uses
   Material's search plugin;
@@ -12,7 +11,7 @@ key covers), share one cache folder:
   which checks each template's source and the Python version). MkDocs makes a new Jinja
   environment each build, so without it every build compiles Material's templates again.
 
-They are installed in ``on_files`` (every plugin has read its config by then), taken off
+The wrappers are installed in ``on_files`` (every plugin has read its config by then), taken off
 in ``on_post_build`` or ``on_build_error`` (so a later build in the same process that does
 not list this plugin highlights as usual), and reported in one line at the end of the build.
 A wrapper that is off leaves that plugin as it was.
@@ -40,6 +39,7 @@ SEARCH = "material/search"
 
 class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
     def __init__(self) -> None:
+        self.folder: Path | None = None  # the cache_dir option, from mkdocs.yml's folder
         # This build's caches (None: that wrapper is off); new ones each build.
         self.search: SearchCache | None = None
         self.highlight: highlight_cache.HighlightCache | None = None
@@ -47,27 +47,29 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         self.templates: TemplateCache | None = None
         self.pages: page_cache.PageCache | None = None
 
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self.folder = Path(config.config_file_path).resolve().parent / self.config.cache_dir
+        return config
+
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        root = Path(config.config_file_path).resolve().parent / self.config.cache_dir
         self.search = self.highlight = self.notebooks = self.templates = self.pages = None
         if self.config.search:
             search = config.plugins.get(SEARCH)  # Material's (MkDocs' own search is left alone)
             if search is not None and search.config.enabled:
-                self.search = SearchCache(root / "search", dict(search.config))
+                self.search = SearchCache(self.folder / "search", dict(search.config))
                 self.search.install(search.search_index)
         if self.config.highlight:
-            self.highlight = highlight_cache.HighlightCache(root / "highlight")
+            self.highlight = highlight_cache.HighlightCache(self.folder / "highlight")
         highlight_cache.install(self.highlight)
         if "mkdocs-jupyter" in config.plugins:
-            self.notebooks = notebook_cache.NotebookCache(root / "notebooks") if self.config.notebooks else None
+            self.notebooks = notebook_cache.NotebookCache(self.folder / "notebooks") if self.config.notebooks else None
             notebook_cache.install(self.notebooks)
         return files
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         """Every plugin has added its files: a page's key covers them all."""
         if self.config.pages:
-            root = Path(config.config_file_path).resolve().parent / self.config.cache_dir
-            self.pages = page_cache.PageCache(root / "pages", config, files, config.plugins.get("autorefs"))
+            self.pages = page_cache.PageCache(self.folder / "pages", config, files, config.plugins.get("autorefs"))
         page_cache.install(self.pages)
         return nav
 
@@ -78,8 +80,7 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
 
     def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
         if self.config.templates:
-            root = Path(config.config_file_path).resolve().parent / self.config.cache_dir
-            self.templates = env.bytecode_cache = TemplateCache(root / "templates")
+            self.templates = env.bytecode_cache = TemplateCache(self.folder / "templates")
         return env
 
     def _uninstall(self) -> None:

@@ -34,6 +34,7 @@ import pickle
 import platform
 import re
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,7 @@ from mkdocs.structure.pages import log as pages_log
 from .files import JsonStore, code_digest, digest, stable
 from .messages import Messages
 from .versions import distribution_version
-from .wrapping import replace_attribute
+from .wrapping import replace_attribute, wrapped
 
 PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-autorefs", "mkdocs-material",
             "mkdocstrings")  # mkdocstrings' extension runs on every page (headings, TOC labels, backlinks)
@@ -105,24 +106,22 @@ class PageCache:
 
     def _record(self, render: Callable, config: MkDocsConfig, files: Files) -> _Recording:
         self.recording = recording = _Recording()
-        register = self.autorefs.register_anchor if self.autorefs is not None else None
-        own = self.autorefs is not None and "register_anchor" in vars(self.autorefs)
-        if register is not None:
+
+        def recording_anchors(register):
             def recorded_register(*args, **kwargs):
                 # Kept without the page (replayed on the new page object), given by position or by name.
                 rest = {k: v for k, v in kwargs.items() if k != "page"}
                 recording.anchors.append((args if "page" in kwargs else args[1:], rest))
                 return register(*args, **kwargs)
-            self.autorefs.register_anchor = recorded_register
+            return recorded_register
+
+        anchors = wrapped(self.autorefs, "register_anchor", recording_anchors) if self.autorefs is not None \
+            else nullcontext()
         try:
-            with Messages() as said:
+            with anchors, Messages() as said:
                 render(config, files)
             recording.keep = said.keep
         finally:
-            if own:
-                self.autorefs.register_anchor = register
-            elif register is not None:
-                del self.autorefs.register_anchor  # the class's method again
             self.recording = None
         return recording
 

@@ -13,7 +13,6 @@ of Python (its ``html.parser``), Material and jieba (which Material uses when it
 
 from __future__ import annotations
 
-import hashlib
 import json
 import platform
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 
 from mkdocs.structure.pages import Page
 
-from .files import JsonStore
+from .files import JsonStore, digest
 from .versions import distribution_version
 
 
@@ -31,9 +30,8 @@ def _toc(items) -> list:
 
 def page_key(page: Page, context: str) -> str:
     """What Material's ``add_entry_from_context`` reads from a page, hashed."""
-    payload = json.dumps([page.content, page.url, str(page.title), page.meta, _toc(page.toc.items)],
-                         sort_keys=True, default=str)
-    return hashlib.sha256((context + "\0" + payload).encode()).hexdigest()
+    rest = json.dumps([page.url, str(page.title), page.meta, _toc(page.toc.items)], sort_keys=True, default=str)
+    return digest(context, rest, page.content)
 
 
 class SearchCache:

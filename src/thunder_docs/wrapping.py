@@ -4,12 +4,16 @@ The build caches wrap functions that other packages call by attribute lookup (Py
 ``highlight`` inside pymdownx, mkdocs-jupyter's ``nb2html``, pymdownx.snippets'
 ``get_snippet_path``). A wrapper keeps the original as ``__wrapped__``, so wrapping twice
 (each build under ``mkdocs serve``) never wraps a wrapper, and ``make=None`` restores it.
+``wrapped`` does the same for the length of a ``with`` block, on an object's own attribute.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
+
+_ABSENT = object()
 
 
 def replace_attribute(owner: Any, name: str, make: Callable[[Callable], Callable] | None) -> None:
@@ -22,3 +26,18 @@ def replace_attribute(owner: Any, name: str, make: Callable[[Callable], Callable
     wrapper = make(original)
     wrapper.__wrapped__ = original
     setattr(owner, name, wrapper)
+
+
+@contextmanager
+def wrapped(owner: Any, name: str, make: Callable[[Callable], Callable]) -> Iterator[None]:
+    """``owner.name`` is ``make(original)`` inside the block, and exactly as before after it
+    (an instance that only had the class's method gets no attribute of its own)."""
+    own = vars(owner).get(name, _ABSENT)
+    setattr(owner, name, make(getattr(owner, name)))
+    try:
+        yield
+    finally:
+        if own is _ABSENT:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, own)
