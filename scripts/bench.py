@@ -34,7 +34,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from thunder_docs.results import BuildStats
+from thunder_docs.shared.results import BuildStats
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP = {".git", ".venv", ".cache", "site", "site.partial", "node_modules", "screenshots", ".pytest_cache"}

@@ -1,7 +1,7 @@
 """Shared fixtures: the site model, one strict build of the site, throwaway sites and builds.
 
 Page facts (names, includes, snippet files, built HTML paths) come from the site model
-(`thunder_docs.model`), the same one the build uses; nothing here derives them again.
+(`thunder_docs.shared.model`), the same one the build uses; nothing here derives them again.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, BuildError, ConfigurationError
 
-from thunder_docs.model import load_site
-from thunder_docs.normalize import normalize
-from thunder_docs.sections import Include
+from thunder_docs.page.normalize import normalize
+from thunder_docs.shared.model import load_site
+from thunder_docs.shared.sections import Include
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -14,7 +14,7 @@ from mkdocs.config import load_config
 
 from conftest import ROOT, mkdocs_env
 from thunder_docs import search_cache
-from thunder_docs.notebook_cache import NotebookCache
+from thunder_docs.plugins.buildcache.notebook_cache import NotebookCache
 
 CACHES = ("BUILD", "CITATIONS", "TRACES", "LINKS")
 
@@ -214,7 +214,7 @@ def test_a_page_with_api_entries_is_never_reused(throwaway, page, extra):
 def test_messages_keep_a_result_only_if_nothing_was_said():
     import logging
 
-    from thunder_docs.messages import Messages
+    from thunder_docs.plugins.buildcache.messages import Messages
 
     level = logging.getLogger("mkdocs").level
     logging.getLogger("mkdocs").setLevel(logging.INFO)
@@ -250,7 +250,7 @@ def test_a_highlight_key_covers_what_a_formatter_keeps_outside_its_options(tmp_p
     from pygments.lexers import PythonLexer
     from pymdownx.highlight import BlockHtmlFormatter
 
-    from thunder_docs.highlight_cache import HighlightCache
+    from thunder_docs.plugins.buildcache.highlight_cache import HighlightCache
 
     cache = HighlightCache(tmp_path)
     assert cache.key("x = 1", PythonLexer(), BlockHtmlFormatter(linenos="pymdownx-inline")) != \
@@ -268,7 +268,7 @@ def test_a_notebook_key_covers_which_template_of_the_folder(tmp_path):
 
 
 def test_wrapped_puts_an_objects_attribute_back_exactly():
-    from thunder_docs.wrapping import wrapped
+    from thunder_docs.plugins.buildcache.wrapping import wrapped
 
     class Plugin:
         def register(self, x):

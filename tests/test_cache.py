@@ -4,9 +4,9 @@ import subprocess
 import sys
 
 from conftest import mkdocs_env
-from thunder_docs.cache import CachedOutput, OutputCache, fingerprint, section_keys
-from thunder_docs.sections import Section
-from thunder_docs.trace_map import TraceMap
+from thunder_docs.plugins.exec.cache import CachedOutput, OutputCache, fingerprint, section_keys
+from thunder_docs.shared.sections import Section
+from thunder_docs.shared.trace_map import TraceMap
 
 A = Section("snippets/page.py", "a", 2, "x = 1")
 B = Section("snippets/page.py", "b", 6, "print(x)")

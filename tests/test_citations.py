@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from thunder_docs.citations import CitationError, render, resolve, span
-from thunder_docs.thunder_source import _thunder_dir, thunder_version
+from thunder_docs.plugins.cite.plugin import CitationError, render, resolve, span
+from thunder_docs.shared.thunder_source import _thunder_dir, thunder_version
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

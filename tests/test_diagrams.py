@@ -14,9 +14,9 @@ import textwrap
 import pytest
 
 from conftest import DOCS, ROOT
-from thunder_docs.diagrams.config import DiagramsConfig
-from thunder_docs.diagrams.fences import THEMES, find_diagrams, key
-from thunder_docs.diagrams.plugin import _pinned_mermaid
+from thunder_docs.plugins.diagrams.config import DiagramsConfig
+from thunder_docs.plugins.diagrams.fences import THEMES, find_diagrams, key
+from thunder_docs.plugins.diagrams.plugin import _pinned_mermaid
 
 NO_BROWSER = {"CHROMIUM": "/nonexistent/chromium"}
 
@@ -35,7 +35,7 @@ markdown_extensions:
       custom_fences:
         - name: mermaid
           class: diagram
-          format: !!python/name:thunder_docs.diagrams.fence_format
+          format: !!python/name:thunder_docs.plugins.diagrams.fence_format
 """
 
 PAGE = """\
@@ -57,7 +57,7 @@ def build(throwaway, page: str, **env: str):
 
 
 def drew(log: str) -> int:
-    match = re.search(r"thunder_diagrams: \d+ diagrams, \d+ drawings: drew (\d+)", log)
+    match = re.search(r"thunder-diagrams: \d+ diagrams, \d+ drawings: drew (\d+)", log)
     assert match, f"the build did not report its diagrams:\n{log}"
     return int(match.group(1))
 

@@ -1,6 +1,6 @@
 """Names in prose, code and printed traces link to the reference or to Thunder's source.
 
-The unit tests feed `thunder_docs.links` small pieces of HTML shaped like what Markdown,
+The unit tests feed `thunder_docs.plugins.links.plugin` small pieces of HTML shaped like what Markdown,
 Pygments and the exec plugin produce; the last tests read the built site.
 """
 
@@ -12,10 +12,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import PAGES, ROOT, SITE, built_html
-from thunder_docs.html_links import link_html
-from thunder_docs.links import unmark_terms
-from thunder_docs.names import API, resolve
-from thunder_docs.thunder_source import source_of, thunder_version
+from thunder_docs.plugins.links.html_links import link_html
+from thunder_docs.plugins.links.names import API, resolve
+from thunder_docs.plugins.links.plugin import unmark_terms
+from thunder_docs.shared.thunder_source import source_of, thunder_version
 
 GITHUB = f"https://github.com/Lightning-AI/lightning-thunder/blob/{thunder_version()}/"
 

@@ -16,8 +16,8 @@ import pytest
 from nbclient import NotebookClient
 
 from conftest import PAGES_WITH_CODE, ROOT, SITE, built_html, includes_of, snippet_of
-from thunder_docs.downloads import headings
-from thunder_docs.normalize import normalize
+from thunder_docs.page.normalize import normalize
+from thunder_docs.plugins.downloads.plugin import headings
 
 _CODE_FILE = re.compile(r"snippets/[\w./-]+\.py|/\S*?ipykernel_\d+/\d+\.py")
 _LOCATION = re.compile(r"<code file>(?::\d+:?|\s+\d+)\s*")  # file:line: in traces, "file line" in prints

@@ -6,7 +6,7 @@ import pytest
 from mktestdocs import check_md_file, grab_code_blocks
 
 from conftest import PAGES, PAGES_WITH_CODE, ROOT, SITE, SNIPPET_FILES, includes_of
-from thunder_docs.sections import iter_fences, parse_sections
+from thunder_docs.shared.sections import iter_fences, parse_sections
 
 
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)

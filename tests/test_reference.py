@@ -11,7 +11,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import DOCS
-from thunder_docs.names import API
+from thunder_docs.plugins.links.names import API
 
 REFERENCE = sorted((DOCS / "reference").glob("*.md"))
 # Every class that the site's pages and the content brief name, and the functions they call.
@@ -55,7 +55,7 @@ def test_every_required_object_has_an_entry():
 
 
 def test_every_linked_api_name_has_an_entry():
-    """The names that `thunder_docs.links` turns into cross-references are all documented."""
+    """The names that `thunder_docs.plugins.links.plugin` turns into cross-references are all documented."""
     documented = set(IDENTIFIERS) | {f"thunder.examine.{name}" for name in ("examine", "get_fusions", "get_fusion_symbols")}
     assert set(API) <= documented, sorted(set(API) - documented)
 

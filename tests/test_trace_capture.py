@@ -13,9 +13,9 @@ import tempfile
 import pytest
 
 from conftest import ROOT
-from thunder_docs.normalize import normalize
-from thunder_docs.trace_capture import Recorder
-from thunder_docs.trace_map import TraceMap
+from thunder_docs.page.capture import Recorder
+from thunder_docs.page.normalize import normalize
+from thunder_docs.shared.trace_map import TraceMap
 
 CODE = '''
 import difflib

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from thunder_docs.trace_graph import mermaid
+from thunder_docs.page.graph import mermaid
 
 torch = pytest.importorskip("torch")
 thunder = pytest.importorskip("thunder")

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from conftest import PAGES_WITH_CODE, SITE, built_html
-from thunder_docs.interactive import SCRIPT, STYLESHEET
+from thunder_docs.plugins.traces.plugin import SCRIPT, STYLESHEET
 
 # A line that only a printed trace (or bound symbol) prints, after an optional diff prefix: an
 # operation with its output's annotation, an annotation of a name, a del, a trace's signature.

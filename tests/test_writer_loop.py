@@ -15,7 +15,7 @@ import urllib.request
 
 from conftest import mkdocs_env
 from thunder_docs import reference_cache
-from thunder_docs.reference_cache import ReferenceCache
+from thunder_docs.plugins.refcache.plugin import ReferenceCache
 
 API_PAGE = "# API\n\n::: thunder.core.trace.from_trace\n"
 INDEX = "# Home\n\nCopy a trace with [`from_trace`][thunder.core.trace.from_trace].\n"

@@ -55,7 +55,7 @@ class Page:
 
 def doc_pages() -> list[Page]:
     """Every page of the site, Markdown and notebooks, with its URL, from the site model."""
-    from thunder_docs.model import load_site
+    from thunder_docs.shared.model import load_site
 
     site = load_site(ROOT / "mkdocs.yml")
     items = [*site.pages.values(), *site.notebooks.values()]

@@ -1,0 +1,121 @@
+"""The ``thunder-buildcache`` plugin: reuse the work other plugins repeat on every build.
+
+Five caches, each with its own key (its module says what the key covers), share one folder:
+
+- ``search``: Material's search entries of each page (search_cache.py), when the site uses
+  Material's search plugin;
+- ``highlight``: Pygments' highlighting of each code block (highlight_cache.py);
+- ``notebooks``: mkdocs-jupyter's conversion of each notebook (notebook_cache.py);
+- ``pages``: each Markdown page's conversion to HTML (page_cache.py);
+- ``templates``: the theme's Jinja templates, compiled (Jinja's own ``FileSystemBytecodeCache``,
+  which checks each template's source and the Python version). MkDocs makes a new Jinja
+  environment each build, so without it every build compiles Material's templates again.
+
+The wrappers are installed in ``on_files`` (every plugin has read its config by then), taken off
+in ``on_post_build`` or ``on_build_error`` (so a later build in the same process that does
+not list this plugin highlights as usual), and reported in one line at the end of the build.
+A wrapper that is off leaves that plugin as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemBytecodeCache
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+
+from thunder_docs.plugins.buildcache import highlight_cache, notebook_cache, page_cache
+from thunder_docs.plugins.buildcache.config import BuildCacheConfig
+from thunder_docs.plugins.buildcache.search_cache import SearchCache
+
+log = get_plugin_logger("thunder-buildcache")
+
+SEARCH = "material/search"
+
+
+class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
+    def __init__(self) -> None:
+        self.folder: Path | None = None  # the cache_dir option, from mkdocs.yml's folder
+        # This build's caches (None: that wrapper is off); new ones each build.
+        self.search: SearchCache | None = None
+        self.highlight: highlight_cache.HighlightCache | None = None
+        self.notebooks: notebook_cache.NotebookCache | None = None
+        self.templates: TemplateCache | None = None
+        self.pages: page_cache.PageCache | None = None
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self.folder = Path(config.config_file_path).resolve().parent / self.config.cache_dir
+        return config
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        self.search = self.highlight = self.notebooks = self.templates = self.pages = None
+        if self.config.search:
+            search = config.plugins.get(SEARCH)  # Material's (MkDocs' own search is left alone)
+            if search is not None and search.config.enabled:
+                self.search = SearchCache(self.folder / "search", dict(search.config))
+                self.search.install(search.search_index)
+        if self.config.highlight:
+            self.highlight = highlight_cache.HighlightCache(self.folder / "highlight")
+        highlight_cache.install(self.highlight)
+        if "mkdocs-jupyter" in config.plugins:
+            self.notebooks = notebook_cache.NotebookCache(self.folder / "notebooks") if self.config.notebooks else None
+            notebook_cache.install(self.notebooks)
+        return files
+
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+        """Every plugin has added its files: a page's key covers them all."""
+        if self.config.pages:
+            self.pages = page_cache.PageCache(self.folder / "pages", config, files, config.plugins.get("autorefs"))
+        page_cache.install(self.pages)
+        return nav
+
+    def on_pre_page(self, page: Page, config: MkDocsConfig, files: Files) -> Page:
+        if self.pages is not None:
+            self.pages.wrap(page)
+        return page
+
+    def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+        if self.config.templates:
+            self.templates = env.bytecode_cache = TemplateCache(self.folder / "templates")
+        return env
+
+    def _uninstall(self) -> None:
+        """Put Pygments and nbconvert back: another build in this process may not use this plugin."""
+        highlight_cache.install(None)
+        page_cache.install(None)
+        if self.notebooks is not None:
+            notebook_cache.install(None)
+
+    def on_build_error(self, error: Exception) -> None:
+        self._uninstall()
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        self._uninstall()
+        counts = [f"{name} {cache.hits} reused, {cache.misses} made"
+                  + (f", {cache.skipped} never reused" if getattr(cache, "skipped", 0) else "")
+                  for name, cache in (("search entries:", self.search), ("highlighted blocks:", self.highlight),
+                                      ("notebooks:", self.notebooks), ("templates:", self.templates),
+                                      ("pages:", self.pages))
+                  if cache is not None]
+        if counts:
+            log.info("build cache: %s", "; ".join(counts))
+
+
+class TemplateCache(FileSystemBytecodeCache):
+    """Jinja's bytecode cache in a folder, counting the templates it had."""
+
+    def __init__(self, directory: Path):
+        directory.mkdir(parents=True, exist_ok=True)
+        super().__init__(str(directory))
+        self.hits = self.misses = 0
+
+    def load_bytecode(self, bucket) -> None:
+        super().load_bytecode(bucket)
+        if bucket.code is None:
+            self.misses += 1
+        else:
+            self.hits += 1

@@ -1,0 +1,148 @@
+"""Citations of Thunder's source by name, resolved when the site is built.
+
+A page cites Thunder's source as ``[[thunder/core/transform_common.py:dce]]``: a path
+inside Thunder's installed package, a colon, and the dotted name of an object defined in
+that file (a function, a class, a method as ``Class.method``, a function nested in another
+as ``outer.inner``, or a module-level assignment). ``[[thunder/__init__.py]]`` cites a
+whole file.
+
+The ``thunder-cite`` plugin (``on_page_markdown``) replaces each citation outside code
+spans and fenced blocks with a link to the source on GitHub, at the tag of the installed
+Thunder version, whose text shows the object and its ``file:line-range``:
+
+    [`dce` (`thunder/core/transform_common.py:145-194`)](https://github.com/...#L145-L194)
+
+Line ranges come from parsing the installed file with ``ast`` (a ``def`` or ``class``
+from its first decorator to its last line; an assignment from its first to its last
+line), so the build never imports Thunder. A citation whose file or object does not
+exist fails the build with a ``PluginError`` that names the page and the citation: a
+Thunder upgrade that removes or renames a cited object cannot slip onto the site.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from thunder_docs.plugins.cite.config import CitationsConfig
+from thunder_docs.shared.files import JsonStore, code_digest, digest
+from thunder_docs.shared.thunder_source import REPOSITORY, SourceError, source_file, span, thunder_version
+
+# [[thunder/path/file.py]] or [[thunder/path/file.py:Dotted.name]]
+CITATION = re.compile(r"\[\[(?P<path>thunder/[\w./-]*\.py)(?::(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*))?\]\]")
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)", re.S)
+
+
+# A citation names a file or an object that the installed Thunder does not have.
+CitationError = SourceError
+
+
+@dataclass(frozen=True)
+class Citation:
+    path: str  # inside Thunder's package, starting with thunder/
+    name: str | None  # dotted object name, or None for the whole file
+    start: int | None = None
+    end: int | None = None
+
+    @property
+    def lines(self) -> str:
+        if self.start is None:
+            return ""
+        return str(self.start) if self.start == self.end else f"{self.start}-{self.end}"
+
+    @property
+    def url(self) -> str:
+        url = f"{REPOSITORY}/blob/{thunder_version()}/{self.path}"
+        if self.start is None:
+            return url
+        return url + (f"#L{self.start}" if self.start == self.end else f"#L{self.start}-L{self.end}")
+
+    def markdown(self) -> str:
+        """A Markdown link whose text names the object and where it is."""
+        version = thunder_version()
+        if self.name is None:
+            return f'[`{self.path}`]({self.url} "{self.path} in Thunder {version}")'
+        where = f"{self.path}:{self.lines}"
+        span = "line" if self.start == self.end else "lines"
+        title = f"{self.name}: {span} {self.lines} of {self.path} in Thunder {version}"
+        return f'[`{self.name}` (`{where}`)]({self.url} "{title}")'
+
+
+def resolve(path: str, name: str | None) -> Citation:
+    if name is None:
+        source_file(path)
+        return Citation(path, None)
+    start, end = span(path, name)
+    return Citation(path, name, start, end)
+
+
+def _replace(text: str, page: str) -> str:
+    def one(match: re.Match) -> str:
+        try:
+            return resolve(match["path"], match["name"]).markdown()
+        except CitationError as error:
+            raise PluginError(f"thunder-cite: {page}: citation {match.group(0)}: {error}") from None
+
+    return CITATION.sub(one, text)
+
+
+def _outside_code_spans(text: str, page: str) -> str:
+    out, pos = [], 0
+    for span_match in _CODE_SPAN.finditer(text):
+        out += [_replace(text[pos:span_match.start()], page), span_match.group(0)]
+        pos = span_match.end()
+    out.append(_replace(text[pos:], page))
+    return "".join(out)
+
+
+def render(markdown: str, page: str) -> str:
+    """The page's Markdown with every citation outside code spans and fences resolved."""
+    if "[[" not in markdown:
+        return markdown
+    out: list[str] = []
+    prose: list[str] = []  # lines since the last fence, rendered together (code spans may wrap)
+    fence: tuple[str, int] | None = None  # the open fence's character and length
+    for line in markdown.splitlines(keepends=True):
+        match = _FENCE.match(line)
+        if fence is None:
+            if match:
+                out.append(_outside_code_spans("".join(prose), page))
+                prose = []
+                fence = (match["fence"][0], len(match["fence"]))
+                out.append(line)
+            else:
+                prose.append(line)
+        else:
+            out.append(line)
+            if match and match["fence"][0] == fence[0] and len(match["fence"]) >= fence[1] \
+                    and not line.strip()[len(match["fence"]):].strip():
+                fence = None
+    out.append(_outside_code_spans("".join(prose), page))
+    return "".join(out)
+
+
+class CitationsPlugin(BasePlugin[CitationsConfig]):
+    """``thunder-cite``: resolve ``[[thunder/file.py:object]]`` citations in every page."""
+
+    def __init__(self) -> None:
+        self.store: JsonStore | None = None  # resolved Markdown by key, when the cache_dir option is set
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        root = Path(config.config_file_path).resolve().parent
+        self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
+        return config
+
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        if self.store is None or "[[" not in markdown:
+            return render(markdown, page.file.src_uri)
+        # Line ranges depend on Thunder's installed source: its version, and the resolving code.
+        key = digest(thunder_version(), code_digest("plugins/cite", "shared/thunder_source.py"), page.file.src_uri, markdown)
+        return self.store.remember(key, lambda: render(markdown, page.file.src_uri))

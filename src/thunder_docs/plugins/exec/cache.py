@@ -1,0 +1,118 @@
+"""Reuse a section's output only when nothing that could change it has changed.
+
+A section's key hashes:
+
+- the code it runs in: every section of the page up to and including this one, each with
+  its file, name and first line (line numbers show up in Thunder's source-line comments);
+- the environment: the versions of Python, thunder, torch, nvFuser and triton (versions.py), the device, and the
+  environment variables that can change what Thunder prints;
+- the build code that shapes output (normalize.py) or maps its traces (page/capture.py,
+  shared/trace_map.py), so a new normalization or trace map re-executes.
+
+Nothing here imports torch or thunder: versions come from package metadata, the device
+from the GPU driver's files, so a build whose outputs are all cached starts no worker.
+Entries are written to a temporary file and renamed into place, so two builds sharing
+a cache never read a half-written entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass, field
+from functools import cache
+
+from thunder_docs.shared.files import JsonStore, code_digest
+from thunder_docs.shared.results import SectionResult
+from thunder_docs.shared.sections import Section
+from thunder_docs.shared.trace_map import TraceMap
+from thunder_docs.shared.versions import package_versions
+
+# Environment variables whose value can change what a section prints (the build's own
+# THUNDER_DOCS_* settings excepted: the device a page runs on is part of the key anyway).
+ENV_PREFIXES = ("THUNDER_", "TORCH_", "NVFUSER_", "PYTORCH_", "CUDA_", "OMP_", "MKL_")
+ENV_NAMES = ()  # PYTHONHASHSEED is not among them: every worker runs with PYTHONHASHSEED=0
+
+
+@dataclass(frozen=True)
+class CachedOutput:
+    output: str
+    stderr: str
+    seconds: float
+    traces: dict  # TraceMap.to_json(); an entry made before trace maps has none and is a miss
+    graphs: list[list[str]] = field(default_factory=list)  # [expression, Mermaid text], for graph=
+
+    @classmethod
+    def of(cls, result: SectionResult) -> CachedOutput:
+        return cls(result.output, result.stderr, result.seconds, result.traces.to_json(),
+                   [list(g) for g in result.graphs])
+
+    def result(self, section: Section) -> SectionResult:
+        return SectionResult(section, self.output, self.stderr, self.seconds,
+                             graphs=tuple(tuple(g) for g in self.graphs), traces=TraceMap.from_json(self.traces))
+
+
+@cache
+def device_name() -> str:
+    """The GPU's name when an NVIDIA driver is present, else "cpu"; no torch import."""
+    if os.environ.get("CUDA_VISIBLE_DEVICES", None) == "" or not shutil.which("nvidia-smi"):
+        return "cpu"
+    try:
+        names = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30, check=True,
+        ).stdout.split("\n")
+    except (OSError, subprocess.SubprocessError):
+        return "cpu"
+    return names[0].strip() or "cpu"
+
+
+def relevant_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    environ = os.environ if environ is None else environ
+    return {k: v for k, v in sorted(environ.items())
+            if (k in ENV_NAMES or k.startswith(ENV_PREFIXES)) and not k.startswith("THUNDER_DOCS_")}
+
+
+def _build_code_digest() -> str:
+    """The code that runs a page and shapes what it printed: the page process's whole folder, the
+    runner that starts it and reads its output, and the shared types its messages carry."""
+    return code_digest("page", "plugins/exec/runner.py", "shared/trace_map.py", "shared/sections.py")
+
+
+def fingerprint(device: str, environ: dict[str, str] | None = None, versions: dict[str, str] | None = None) -> dict:
+    """Everything outside the page's code that a section's output depends on."""
+    return {
+        "versions": package_versions() if versions is None else versions,
+        "device": device,
+        "env": relevant_env(environ),
+        "build": _build_code_digest(),
+    }
+
+
+def section_keys(sections: list[Section], context: dict, graphs: dict[str, list[str]] | None = None) -> list[str]:
+    """One key per section, each covering the code of every section before it and the graphs
+    drawn after each (``graphs``: section name -> expressions)."""
+    digest = hashlib.sha256(json.dumps(context, sort_keys=True).encode())
+    keys = []
+    for section in sections:
+        drawn = (graphs or {}).get(section.name, [])
+        digest.update(json.dumps([section.path, section.name, section.start_line, section.code, *drawn]).encode())
+        keys.append(digest.copy().hexdigest())
+    return keys
+
+
+class OutputCache(JsonStore):
+    """Section outputs by key (see :func:`section_keys`)."""
+
+    def get(self, key: str) -> CachedOutput | None:
+        data = super().get(key)
+        try:
+            return CachedOutput(**data) if data is not None else None
+        except (TypeError, KeyError):  # an entry of another shape: a miss, not a crash
+            return None
+
+    def put(self, key: str, value: CachedOutput) -> None:
+        super().put(key, asdict(value))

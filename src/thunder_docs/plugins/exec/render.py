@@ -1,0 +1,82 @@
+"""Put each section's output under the block that shows its code, as Markdown.
+
+A section marked ``<!-- exec: cuda -->`` gets two tabs: the CPU output of this build, and
+the CUDA output of this build (on a GPU machine) or the approved CUDA output, labelled with
+where it was recorded, or a note that none has been recorded yet.
+"""
+
+from __future__ import annotations
+
+from thunder_docs.plugins.exec import approved
+from thunder_docs.shared.model import Page, Site
+from thunder_docs.shared.results import CPU, CUDA
+from thunder_docs.shared.sections import Include
+
+# Code and printed output stay out of the search index (Material skips elements marked
+# data-search-exclude): the index loads with every page, and the prose and the reference
+# already name what the code uses. The page's file keeps a bare ```python fence (mktestdocs).
+NOT_SEARCHED = 'data-search-exclude="true"'
+
+
+def insert_outputs(site: Site, page: Page, markdown: str, machine: str) -> str:
+    """The page's Markdown with an output block after each include's fence."""
+    lines = markdown.split("\n")
+    for inc in reversed(page.includes):
+        lines[inc.fence.end + 1 : inc.fence.end + 1] = _outputs(site, page, inc, machine)
+        opening = lines[inc.fence.start]
+        fence = opening.lstrip()[: len(opening.lstrip()) - len(opening.lstrip().lstrip("`~"))]
+        lines[inc.fence.start] = f"{inc.fence.indent}{fence} {{ .{inc.fence.lang} {NOT_SEARCHED} }}"
+    return "\n".join(lines)
+
+
+def _outputs(site: Site, page: Page, inc: Include, machine: str) -> list[str]:
+    return _printed(site, page, inc, machine) + _graphs(site, page, inc)
+
+
+def _graphs(site: Site, page: Page, inc: Include) -> list[str]:
+    """A Mermaid fence for each graph the block asks for (drawn to SVG by thunder-diagrams)."""
+    lines = []
+    for _, text in site.results.graphs(CPU, page.path, inc.sections[-1]) if inc.graphs else ():
+        lines += ["", f"{inc.fence.indent}```mermaid", *(inc.fence.indent + ln for ln in text.split("\n")),
+                  f"{inc.fence.indent}```"]
+    return lines
+
+
+def _printed(site: Site, page: Page, inc: Include, machine: str) -> list[str]:
+    cpu = site.results.output(CPU, page.path, inc.sections)
+    if not inc.cuda:
+        return output_block(inc, cpu, inc.fence.indent) if cpu else []
+    inner = inc.fence.indent + "    "
+    if site.results.has(CUDA, page.path):
+        cuda_title = f"CUDA ({machine}, this build)"
+        cuda_body = output_block(inc, site.results.output(CUDA, page.path, inc.sections), inner, "exec-cuda")
+    else:
+        cuda_title, cuda_body = "CUDA", _recorded_cuda(site, page, inc, inner)
+    cpu_body = output_block(inc, cpu, inner) or ["", f"{inner}(no output)"]
+    return ["", f'{inc.fence.indent}=== "CPU (this build)"', *cpu_body,
+            "", f'{inc.fence.indent}=== "{cuda_title}"', *cuda_body]
+
+
+def _recorded_cuda(site: Site, page: Page, inc: Include, indent: str) -> list[str]:
+    path = site.approved_path(page, CUDA)
+    recorded = approved.load(path)
+    names = [s.name for s in inc.sections]
+    if recorded is None or not all(n in recorded.sections for n in names):
+        return ["", f"{indent}!!! info \"No CUDA output recorded yet\"",
+                f"{indent}    This build ran on a machine without CUDA, and no output of this code on "
+                f"CUDA has been recorded yet. The CPU tab shows what it printed here."]
+    output = "\n".join(recorded.sections[n] for n in names if recorded.sections[n])
+    return ["", f"{indent}!!! note \"Recorded output\"", f"{indent}    {recorded.label()}. This build ran "
+            f"on a machine without CUDA, so it shows the approved output from `{site.shown(path)}`.",
+            *output_block(inc, output, indent, "exec-cuda")]
+
+
+def output_block(inc: Include, output: str, indent: str, css: str = "") -> list[str]:
+    """A fenced block of printed output, its fence longer than any backtick run inside it."""
+    if not output:
+        return []
+    longest = max((len(line) - len(line.lstrip("`")) for line in output.split("\n")), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = [indent + line if line else line for line in output.split("\n")]
+    classes = f".{inc.output_lang} .exec-output" + (f" .{css}" if css else "")
+    return ["", f'{indent}{fence} {{ {classes} title="Output" {NOT_SEARCHED} }}', *body, f"{indent}{fence}"]

@@ -1,0 +1,165 @@
+"""Execute the sections of a page, in order, in one Python session, and capture what they print.
+
+Which process runs the code: a forkserver started from the build process the first
+time a page needs executing. It imports torch and thunder once (``preload``); each page
+then runs in a fresh process forked from it. So a build pays the import once, pages
+cannot leak state into each other, and a section that hangs or prints without end
+can be stopped by killing its process, which a thread inside the build could not be.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import multiprocessing.forkserver
+import os
+import signal
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mkdocs.plugins import get_plugin_logger
+
+from thunder_docs.page import worker
+from thunder_docs.page.normalize import normalize
+from thunder_docs.page.protocol import Ready, SectionDone, SectionFailed
+from thunder_docs.shared.results import SectionResult
+from thunder_docs.shared.sections import Section
+
+_POLL_SECONDS = 0.05
+log = get_plugin_logger("thunder-exec")
+
+
+@dataclass
+class PageJob:
+    page: str  # docs-relative path shown in messages, e.g. docs/first_trace.md
+    sections: list[Section]
+    timeout: float
+    max_output_chars: int
+    env: dict[str, str] = field(default_factory=dict)  # set in the page's process only
+    graphs: dict[str, list[str]] = field(default_factory=dict)  # section name -> traces to draw after it
+
+
+class ExecutionError(Exception):
+    """A section that raised, ran past its timeout or printed too much."""
+
+    def __init__(self, page: str, section: Section, cause: str, line: int | None = None, details: str = ""):
+        self.page, self.section, self.cause, self.details = page, section, cause, details
+        self.line = line or section.start_line
+        super().__init__(
+            f"{page}: section '{section.name}' failed at {section.path}:{self.line}: {cause}"
+        )
+
+
+@dataclass
+class Runner:
+    root: Path
+    preload: list[str] = field(default_factory=list)
+    _context: multiprocessing.context.BaseContext | None = None
+
+    def context(self):
+        if self._context is None:
+            # Same hash seed in every worker, so sets of strings print in one order.
+            os.environ["PYTHONHASHSEED"] = "0"
+            os.environ["THUNDER_DOCS_PRELOAD"] = ",".join(self.preload)
+            self._context = multiprocessing.get_context("forkserver")
+            # The page's own code too: each page's process would import it again, 0.14 s a page.
+            self._context.set_forkserver_preload(["thunder_docs.page.preload", worker.__name__])
+        return self._context
+
+    def warm_up(self) -> None:
+        """Start the forkserver now (it imports the preloaded modules), ahead of the first page."""
+        self.context()
+        multiprocessing.forkserver.ensure_running()
+
+    def run_pages(self, jobs: list[PageJob], workers: int = 1,
+                  on_done: Callable[[PageJob, float], None] | None = None) -> dict[str, list[SectionResult] | ExecutionError]:
+        """Run several pages, up to ``workers`` at once; each page's result or error, in the order given.
+
+        ``on_done(job, seconds)`` is called as each page finishes, in the order they finish.
+        """
+
+        def one(job: PageJob):
+            started = time.perf_counter()
+            try:
+                return self.run_page(job)
+            except ExecutionError as error:
+                return error
+            finally:
+                if on_done is not None:
+                    on_done(job, time.perf_counter() - started)
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return dict(zip((j.page for j in jobs), pool.map(one, jobs), strict=True))
+
+    def run_page(self, job: PageJob) -> list[SectionResult]:
+        ctx = self.context()
+        with tempfile.TemporaryDirectory(prefix="thunder-docs-") as tmp:
+            receive, send = ctx.Pipe(duplex=False)
+            process = ctx.Process(target=worker.run_page, args=(send, str(self.root), job.sections, tmp, job.env, job.graphs),
+                                  daemon=True)
+            process.start()
+            send.close()
+            try:
+                self._ready(job, receive, process)
+                return [self._wait(job, i, receive, process, Path(tmp)) for i in range(len(job.sections))]
+            finally:
+                if process.is_alive():
+                    process.kill()
+                process.join()
+                _end_group(process.pid)
+                receive.close()
+
+    def _ready(self, job, receive, process) -> None:
+        if not receive.poll(job.timeout):
+            process.kill()
+            raise ExecutionError(job.page, job.sections[0], "the worker process did not start")
+        ready: Ready = receive.recv()
+        for warning in ready.preload_warnings:
+            log.debug("while importing %s: %s", ", ".join(self.preload), warning)
+
+    def _wait(self, job, index, receive, process, tmp: Path) -> SectionResult:
+        section = job.sections[index]
+        out_file = tmp / f"{index}.out"
+        started = time.monotonic()
+        while not receive.poll(_POLL_SECONDS):
+            elapsed = time.monotonic() - started
+            size = out_file.stat().st_size if out_file.exists() else 0
+            if size > job.max_output_chars:
+                process.kill()
+                raise ExecutionError(
+                    job.page, section, f"printed more than the limit of {job.max_output_chars:,} characters"
+                )
+            if elapsed > job.timeout:
+                process.kill()
+                raise ExecutionError(job.page, section, f"ran past the timeout of {job.timeout:g} s")
+            if not process.is_alive() and not receive.poll(0):
+                raise ExecutionError(
+                    job.page, section, f"the worker process died (exit code {process.exitcode})"
+                )
+        try:
+            message: SectionDone | SectionFailed = receive.recv()
+        except EOFError:
+            process.join()
+            raise ExecutionError(job.page, section, f"the worker process died (exit code {process.exitcode})") from None
+        stdout = out_file.read_text(encoding="utf-8", errors="replace")
+        if isinstance(message, SectionFailed):
+            raise ExecutionError(job.page, section, message.summary, line=message.line, details=message.details)
+        if len(stdout) > job.max_output_chars:
+            raise ExecutionError(
+                job.page, section,
+                f"printed {len(stdout):,} characters, more than the limit of {job.max_output_chars:,} characters",
+            )
+        return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds,
+                             graphs=message.graphs, traces=message.traces)
+
+
+def _end_group(pid: int) -> None:
+    """End whatever a page's process started and left running (its process group, see page/worker.py)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # nothing left in the group
+        os.killpg(pid, signal.SIGKILL)
+
+

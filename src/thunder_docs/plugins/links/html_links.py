@@ -1,0 +1,145 @@
+"""Link names inside a page's rendered HTML, wrapping only existing text.
+
+- **Inline code in prose**: a ``<code>`` span that is exactly an API or operator name
+  becomes a link (names.py says to what); inside a mkdocstrings entry, a Sphinx role left
+  in a docstring (``:class:`~thunder.core.proxies.TensorProxy```) becomes a cross-reference.
+- **Code blocks and printed output**: in every ``<pre>``, each name is linked where the
+  link can start and end inside one element, moving out of the ``<span>`` elements that a
+  name fills exactly (Pygments gives ``ltorch``, ``.`` and ``add`` a span each).
+- **Reference headings**: each heading of a mkdocstrings entry gets a link to its source.
+
+The HTML is read with the standard library's ``html.parser``; every token keeps its exact
+text, so everything that is not linked comes out byte for byte as it went in, and the text
+that Material's copy button copies is unchanged.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+
+from thunder_docs.plugins.links.names import resolve
+from thunder_docs.shared.html_tree import VOID, Token, leaves, tokens, tree, wrap
+from thunder_docs.shared.thunder_source import source_of, thunder_version
+
+DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_INLINE = re.compile(r"(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\([^()]*\))?(?:\[[^\[\]]*\])?")
+_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|mod|obj|data|exc):<code>(?P<tilde>~?)(?P<name>[\w.]+)</code>")
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+
+
+# -- the page --------------------------------------------------------------------------------------
+def link_html(text: str) -> str:
+    """The page's HTML with names linked (see the module docstring); its text is unchanged."""
+    toks = tokens(text)
+    out: list[str] = []
+    pos = 0  # copied up to here
+    stack: list[Token] = []  # open elements
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        if tok.kind == "end":
+            while stack and stack[-1].name != tok.name:
+                stack.pop()
+            if stack:
+                stack.pop()
+        elif tok.kind == "start" and tok.name not in VOID:
+            if tok.name == "pre" and "mermaid" not in tok.classes and not any(_is_doc(e) for e in [*stack, tok]):
+                close = next((j for j in range(i + 1, len(toks)) if toks[j].kind == "end" and toks[j].name == "pre"),
+                             len(toks))
+                body_end = toks[close].start if close < len(toks) else len(text)
+                out += [text[pos:tok.end], link_block(text[tok.end:body_end], output=_is_output([*stack, tok]))]
+                pos, i = body_end, close
+                continue
+            if tok.name == "code" and not tok.classes and tok.start >= pos:
+                replaced = _link_inline(text, toks, i, stack)
+                if replaced:
+                    start, end, new = replaced
+                    out += [text[pos:start], new]
+                    pos = end
+            stack.append(tok)
+        i += 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _is_doc(element: Token) -> bool:
+    return any(cls == "doc" or cls.startswith("doc-") for cls in element.classes)
+
+
+def _is_output(stack: list[Token]) -> bool:
+    """A block of printed output: the build's exec output, or a notebook cell's output."""
+    return any(cls == "exec-output" or cls.startswith(("jp-OutputArea", "jp-RenderedText"))
+               for e in stack for cls in e.classes)
+
+
+def _link_inline(text: str, toks: list[Token], i: int, stack: list[Token]) -> tuple[int, int, str] | None:
+    """A ``<code>`` span of prose that is exactly an API or operator name, as a link.
+
+    Returns the HTML range to replace and its replacement.
+    """
+    code = toks[i]
+    close = next((j for j in range(i + 1, len(toks)) if toks[j].kind not in ("text", "ref")), None)
+    if close is None or toks[close].kind != "end" or toks[close].name != "code":
+        return None
+    end = toks[close].end
+    if any(_is_doc(e) for e in stack):
+        return _link_role(text, code.start, end)
+    if any(e.name in _HEADINGS or e.name in ("a", "autoref", "pre") for e in stack):
+        return None
+    match = _INLINE.fullmatch(html.unescape(text[code.end:toks[close].start]))
+    if not match:
+        return None
+    resolved = resolve(match["name"])
+    if not resolved or resolved[0] != len(match["name"]):
+        return None
+    return code.start, end, resolved[1].wrap(text[code.start:end])
+
+
+def _link_role(text: str, start: int, end: int) -> tuple[int, int, str] | None:
+    """Inside a docstring: a Sphinx role such as :class:`~thunder.core.proxies.TensorProxy`."""
+    role = _ROLE.search(text, max(0, start - 20), end)
+    if role is None or role.end() != end or role.start() > start:
+        return None
+    name = role["name"]
+    shown = name.rpartition(".")[2] if role["tilde"] else name
+    return role.start(), end, f'<autoref identifier="{name}" optional><code>{html.escape(shown)}</code></autoref>'
+
+
+@lru_cache(maxsize=4096)  # under `mkdocs serve`, an edited page's unchanged blocks are linked once
+def link_block(block: str, *, output: bool) -> str:
+    """Link names in the content of a ``<pre>`` element (see the module docstring)."""
+    root = tree(block)
+    text = "".join(leaves(root))
+    linked = False
+    for match in DOTTED.finditer(text):
+        resolved = resolve(match.group(0), output=output)
+        if not resolved:
+            continue
+        opening, closing = resolved[1].wrap("\0").split("\0")
+        linked |= wrap(root, match.start(), match.start() + resolved[0] - 1, opening, closing)
+    return root.html() if linked else block
+
+
+# -- reference headings --------------------------------------------------------------------------------
+def link_headings(text: str) -> str:
+    """Add a link to the source after the name in each heading of a mkdocstrings entry."""
+    if "doc-heading" not in text:
+        return text
+    out, pos = [], 0
+    toks = tokens(text)
+    for i, tok in enumerate(toks):
+        if not (tok.kind == "start" and tok.name in _HEADINGS and tok.classes == ("doc", "doc-heading")
+                and tok.id.startswith("thunder")):
+            continue
+        source = source_of(tok.id)
+        close = next((c for c in toks[i + 1:] if c.kind == "end" and c.name == tok.name), None)
+        if source is None or close is None:
+            continue
+        title = html.escape(f"{source.path}:{source.line} (Thunder {thunder_version()})")
+        out += [text[pos:close.start],
+                f'<a class="thunder-source doc-source-link" href="{source.url}" title="{title}">source</a>']
+        pos = close.start
+    out.append(text[pos:])
+    return "".join(out)

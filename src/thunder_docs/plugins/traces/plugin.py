@@ -1,0 +1,300 @@
+"""The ``thunder-traces`` plugin: make printed traces interactive, from the trace maps the build recorded.
+
+- ``on_files``: add the script and the stylesheet (``assets/``), which the site serves itself.
+- ``on_page_content``: in each output block, wrap each line a trace map covers (shared/trace_map.py,
+  made by page/capture.py from the trace objects) in a span that carries what the line came
+  from, and each proxy name in it in a focusable span (``data-proxy``; the definition also
+  ``data-def``); link each source comment (``# snippets/x.py:13: ...``) to that line of the
+  snippet's code block, which gets an id. The block's ``<code>`` carries its traces'
+  annotations (a notebook's output, rendered by mkdocs-jupyter, is a ``<pre>``: it carries
+  them); an include marked ``<!-- exec: stepper -->`` also carries the traces of the
+  ``last_traces`` list its code walked through, for the pass stepper.
+  Marked-up HTML is kept by a key of the HTML, the trace maps, the snippets and this code
+  (``cache_dir`` option).
+- ``on_post_page``: load the script and the stylesheet on pages that have trace blocks.
+
+Only existing text is wrapped (the tree of plugins/links/html_links.py), so the page reads the same without
+JavaScript, and Material's copy button copies exactly the printed text.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page as MkDocsPage
+from mkdocs.utils import get_relative_url
+
+from thunder_docs.plugins.exec.notebooks import trace_maps
+from thunder_docs.plugins.traces.config import TracesConfig
+from thunder_docs.plugins.traces.stepper import line_open, name_open, trace_json, walk_json
+from thunder_docs.shared.files import JsonStore, code_digest, digest
+from thunder_docs.shared.html_tree import Node, tokens, tree, wrap
+from thunder_docs.shared.model import Page, site_of
+from thunder_docs.shared.results import CPU, CUDA
+from thunder_docs.shared.sections import MARKER, Include
+from thunder_docs.shared.trace_map import TraceMap
+
+ASSETS = Path(__file__).parent / "assets"
+SCRIPT = "assets/javascripts/thunder-traces.js"
+STYLESHEET = "assets/stylesheets/thunder-traces.css"
+MARK = "data-traces"  # on the <code> (or <pre>) of every interactive block: the page needs the script
+
+
+class TracesPlugin(BasePlugin[TracesConfig]):
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        if self.config.enabled:
+            files.append(File.generated(config, SCRIPT, abs_src_path=str(ASSETS / "thunder-traces.js")))
+            files.append(File.generated(config, STYLESHEET, abs_src_path=str(ASSETS / "thunder-traces.css")))
+        return files
+
+    def __init__(self) -> None:
+        self.store: JsonStore | None = None  # marked-up HTML by key, when the cache_dir option is set
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        root = Path(config.config_file_path).resolve().parent
+        self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
+        return config
+
+    # After thunder-links (10): it wraps trace lines and names around the links already made.
+    @event_priority(5)
+    def on_page_content(self, html_text: str, page: MkDocsPage, config: MkDocsConfig, files: Files) -> str:
+        site = site_of(config)
+        if self.config.enabled and (executed := site.executed_notebooks.get(page.file.src_uri)):
+            notebook = executed.read_text(encoding="utf-8")  # its cells' trace maps
+            return self._cached(lambda: mark_notebook(html_text, trace_maps(executed)), html_text, notebook)
+        model = site.pages.get(page.file.src_uri)
+        if not self.config.enabled or model is None or not model.includes or not site.results.has(CPU, model.path):
+            return html_text
+        blocks = blocks_of(site, model)
+        return self._cached(lambda: mark_page(html_text, model, blocks, site.root),
+                            html_text, _inputs(model, blocks, site.root))
+
+    def _cached(self, mark, *inputs: str) -> str:
+        if self.store is None:
+            return mark()
+        return self.store.remember(digest(_code_digest(), *inputs), mark)
+
+    def on_post_page(self, output: str, page: MkDocsPage, config: MkDocsConfig) -> str:
+        if not self.config.enabled or f" {MARK}=" not in output:
+            return output
+        css = get_relative_url(STYLESHEET, page.url)
+        js = get_relative_url(SCRIPT, page.url)
+        output = output.replace("</head>", f'<link rel="stylesheet" href="{css}">\n</head>', 1)
+        return output.replace("</body>", f'<script src="{js}"></script>\n</body>', 1)
+
+
+@cache
+def _code_digest() -> str:
+    """The marking code: what marked-up HTML depends on besides the page and its traces."""
+    return code_digest("plugins/traces", "shared/html_tree.py", "shared/trace_map.py", "shared/sections.py",
+                       "plugins/exec/notebooks.py")
+
+
+def _inputs(page: Page, blocks: dict[str, list[Block]], root: Path) -> str:
+    """What ``mark_page`` reads besides the HTML: the includes (options, sections), the text of
+    their snippet files (code_lines counts lines in them), and each block's output and trace map."""
+    paths = sorted({s.path for inc in page.includes for s in inc.sections})
+    return json.dumps({
+        "includes": [[inc.options, [[s.path, s.start_line, s.code] for s in inc.sections]] for inc in page.includes],
+        "files": {path: (root / path).read_text(encoding="utf-8") for path in paths},
+        "blocks": {device: [[b.output, b.trace_map.to_json()] for b in found] for device, found in blocks.items()},
+    }, sort_keys=True)
+
+
+# -- what the page's blocks should hold -----------------------------------------------------------
+class Block:
+    """An output block the build wrote (render.py), with the map of its trace lines."""
+
+    def __init__(self, include: Include | None, output: str, trace_map: TraceMap):
+        self.include, self.output, self.trace_map = include, output, trace_map
+
+
+def blocks_of(site, page: Page) -> dict[str, list[Block]]:
+    """The output blocks of live output, per device, in page order: CPU, and CUDA when this build ran it."""
+    blocks: dict[str, list[Block]] = {CPU: [], CUDA: []}
+    for inc in page.includes:
+        for device in (CPU, CUDA) if inc.cuda else (CPU,):
+            if site.results.has(device, page.path):
+                output = site.results.output(device, page.path, inc.sections)
+                if output:
+                    blocks[device].append(Block(inc, output, site.results.trace_map(device, page.path, inc.sections)))
+    return blocks
+
+
+def code_lines(root: Path, inc: Include) -> list[tuple[str, int]]:
+    """(file, line) of each line of an include's code block, as the page shows it."""
+    where = []
+    files: dict[str, list[str]] = {}
+    for section in inc.sections:
+        lines = files.setdefault(section.path, (root / section.path).read_text(encoding="utf-8").splitlines())
+        wanted = section.code.count("\n") + 1
+        number = section.start_line
+        while wanted and number <= len(lines):
+            if not MARKER.match(lines[number - 1]):
+                where.append((section.path, number))
+                wanted -= 1
+            number += 1
+    return where
+
+
+def source_id(path: str, line: int) -> str:
+    """The id of a line of a snippet's code block: ``snippets/guides/pipeline.py:13`` -> src-guides-pipeline-13."""
+    stem = path.removeprefix("snippets/").removesuffix(".py")
+    return "src-" + re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-") + f"-{line}"
+
+
+# -- the page ---------------------------------------------------------------------------------------
+def each_pre(text: str, change) -> str:
+    """The HTML with the content of each ``<pre>`` replaced by ``change(classes, start tag, content)``.
+
+    ``classes`` are those of the ``<div>`` the block sits in (Pygments' and mkdocs-jupyter's
+    wrapper); ``change`` returns ``None`` (keep the block) or the new start tag and content.
+    Only the tags around a block are read, so a page costs a few string searches.
+    """
+    out, pos = [], 0
+    while (start := text.find("<pre", pos)) >= 0:
+        tag_end = text.find(">", start) + 1
+        close = text.find("</pre>", tag_end)
+        if tag_end <= 0 or close < 0:
+            break
+        div = text.rfind("<div", 0, start)
+        div_end = text.find(">", div) + 1
+        wrapper = tokens(text[div:div_end]) if div >= 0 and "</div>" not in text[div_end:start] else []
+        classes = set(wrapper[0].classes) if wrapper else set()  # the <div> the block is in, if any
+        new = change(classes, text[start:tag_end], text[tag_end:close])
+        out.append(text[pos:start] + "".join(new) if new is not None else text[pos:close])
+        pos = close
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def mark_page(text: str, page: Page, blocks: dict[str, list[Block]], root: Path) -> str:
+    """The page's HTML with its trace blocks and code blocks marked up (see the module docstring)."""
+    sources = {line.source for device in blocks.values() for b in device for line in b.trace_map.lines if line.source}
+    code_includes = list(page.includes)
+    pending = {CPU: list(blocks[CPU]), CUDA: list(blocks[CUDA])}
+    anchors: set[str] = set()
+
+    def change(classes: set[str], tag: str, body: str):
+        if "exec-output" in classes:
+            device = CUDA if "exec-cuda" in classes else CPU
+            return mark_output(tag, body, pending[device].pop(0), anchors) if pending[device] else None
+        if "language-python" in classes and code_includes:
+            new = mark_code(body, code_includes.pop(0), sources, anchors, root)
+            return (tag, new) if new is not None else None
+        return None
+
+    return each_pre(text, change)
+
+
+def mark_notebook(text: str, cells: list[tuple[str, TraceMap]]) -> str:
+    """A rendered notebook with the standard output of its cells marked up (cells: stdout, map)."""
+    pending = [Block(None, stdout.rstrip("\n"), trace_map) for stdout, trace_map in cells]
+
+    def change(classes: set[str], tag: str, body: str):
+        if "jp-OutputArea-output" not in classes or not pending:
+            return None
+        shown = _text(tree(body)).rstrip("\n")
+        for k, block in enumerate(pending):
+            if block.output == shown:
+                del pending[:k + 1]
+                return mark_output(tag, body, block, set())
+        return None
+
+    return each_pre(text, change)
+
+
+def _text(node: Node) -> str:
+    """A node's text as the reader sees it (entities decoded, one character each)."""
+    if node.text is not None:
+        return html.unescape(node.open) if node.open.startswith("&") else node.text
+    return "".join(_text(c) for c in node.children)
+
+
+def _code_node(root: Node) -> Node | None:
+    return next((c for c in root.children if c.open.startswith("<code")), None)
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
+# -- code blocks: an id on each line a trace points to ---------------------------------------------------
+def mark_code(body: str, inc: Include, sources: set[str], anchors: set[str], repo: Path) -> str | None:
+    """Wrap each line of an include's code block that a trace line points to, with an id."""
+    where = code_lines(repo, inc)
+    if not sources.intersection(f"{path}:{number}" for path, number in where):
+        return None
+    root = tree(body)
+    text = _text(root)
+    shown = inc.code.strip("\n")
+    if text.rstrip("\n") != shown or not where:
+        return None
+    lead = len(inc.code) - len(inc.code.lstrip("\n"))  # blank lines Pygments drops at the start
+    where = where[lead:]
+    starts = _line_starts(text)
+    changed = False
+    for k, (path, number) in enumerate(where[:len(starts)]):
+        source = f"{path}:{number}"
+        end = starts[k + 1] - 1 if k + 1 < len(starts) else len(text.rstrip("\n"))
+        if source not in sources or end <= starts[k]:
+            continue
+        ident = source_id(path, number)
+        # Material takes a <code> whose children are <span id> for pymdownx line spans (and lays
+        # each out as a block): the id goes on a span inside a plain one.
+        opening = f'<span class="sl" id="{ident}" data-src="{html.escape(source)}">'
+        if wrap(root, starts[k], end - 1, '<span class="sl-line">', "</span>"):
+            wrap(root, starts[k], end - 1, opening, "</span>")
+            anchors.add(ident)
+            changed = True
+    return root.html() if changed else None
+
+
+# -- output blocks ------------------------------------------------------------------------------------------
+def mark_output(tag: str, body: str, block: Block, anchors: set[str]) -> tuple[str, str] | None:
+    """A ``<pre>`` of printed output with its trace lines marked up: its start tag and content."""
+    trace_map = block.trace_map
+    stepper = block.include is not None and "stepper" in block.include.options and trace_map.walks
+    if not trace_map.lines and not stepper:
+        return None
+    root = tree(body)
+    text = _text(root)
+    if text.rstrip("\n") != block.output:
+        return None
+    starts = _line_starts(text)
+    lines = [x for x in trace_map.lines if x.line < len(starts)]
+    for line in lines:  # lines first, then names inside them
+        first = starts[line.line]
+        last = starts[line.line + 1] - 1 if line.line + 1 < len(starts) else len(text) - 1
+        wrap(root, first, last, line_open(line), "</span>")
+    for line in lines:
+        first = starts[line.line]
+        for name in line.names:
+            wrap(root, first + name.start, first + name.end - 1, name_open(name.name, name.defines), "</span>")
+        if line.kind == "source" and line.source:
+            printed = text[first:starts[line.line + 1] if line.line + 1 < len(starts) else len(text)]
+            at = printed.find(line.source, line.col)
+            ident = source_id(*_split_source(line.source))
+            if at >= 0 and ident in anchors:
+                wrap(root, first + at, first + at + len(line.source) - 1,
+                      f'<a class="tsrc" href="#{ident}" title="The line of the code above">', "</a>")
+    attrs = f' {MARK}="{html.escape(json.dumps([trace_json(t) for t in trace_map.traces], separators=(",", ":")))}"'
+    if stepper:
+        attrs += f' data-walk="{html.escape(json.dumps(walk_json(trace_map.walks[0]), separators=(",", ":")))}"'
+    code = _code_node(root)
+    if code is None:  # a notebook's output: a <pre> without <code>
+        return tag[:-1] + attrs + ">", root.html()
+    code.open = code.open[:-1] + attrs + ">"
+    return tag, root.html()
+
+
+def _split_source(source: str) -> tuple[str, int]:
+    path, _, line = source.rpartition(":")
+    return path, int(line) if line.isdigit() else 0

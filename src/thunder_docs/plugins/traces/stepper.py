@@ -1,0 +1,89 @@
+"""The pass stepper's data: each trace of a walk through ``last_traces``, with the lines a pass
+added and removed marked (``<!-- exec: stepper -->``; thunder-traces.js shows it)."""
+
+from __future__ import annotations
+
+import difflib
+import html
+
+from thunder_docs.shared.trace_map import Line, Step, Trace, Walk
+
+
+def walk_json(walk: Walk) -> list[dict]:
+    """Each trace of the walk as the stepper shows it: its lines, those the pass added or removed marked."""
+    steps = []
+    previous: Step | None = None
+    for step in walk.steps:
+        body = _body(step)
+        lines = _step_lines(step)
+        if previous is None:
+            shown = [("", x) for x in lines]
+        else:
+            before, old = _body(previous), _step_lines(previous)
+            skip_old, skip_new = len(old) - len(before), len(lines) - len(body)
+            shown = [("", x) for x in lines[:skip_new]]
+            matcher = difflib.SequenceMatcher(None, before, body, autojunk=False)
+            for op, a1, a2, b1, b2 in matcher.get_opcodes():
+                if op == "equal":
+                    shown += [("", x) for x in lines[skip_new + b1:skip_new + b2]]
+                    continue
+                shown += [("del", x) for x in old[skip_old + a1:skip_old + a2]]
+                shown += [("add", x) for x in lines[skip_new + b1:skip_new + b2]]
+        same = previous is not None and _body(previous) == body
+        steps.append({"title": step.title, "same": same, "traces": [trace_json(step.trace)],
+                      "html": "".join(_step_line_html(mark, text, line) for mark, (text, line) in shown)})
+        previous = step
+    return steps
+
+
+def _body(step: Step) -> list[str]:
+    """The lines of a step's trace without its provenance line (it differs for every pass)."""
+    lines = step.text.split("\n")
+    return lines[1:] if step.title else lines
+
+
+def _step_lines(step: Step) -> list[tuple[str, Line | None]]:
+    by_line = {x.line: x for x in step.lines}
+    return [(text, by_line.get(k)) for k, text in enumerate(step.text.split("\n"))]
+
+
+def _step_line_html(mark: str, text: str, line: Line | None) -> str:
+    pieces, at = [], 0
+    for name in sorted(line.names, key=lambda n: n.start) if line else ():
+        if name.start < at:
+            continue
+        pieces += [html.escape(text[at:name.start]), name_open(name.name, name.defines and mark != "del"),
+                   html.escape(text[name.start:name.end]), "</span>"]
+        at = name.end
+    pieces.append(html.escape(text[at:]) + "\n")
+    opening = line_open(line) if line else '<span class="tl tl-plain">'
+    if mark:
+        opening = opening.replace('class="tl', f'class="is-{mark} tl', 1)
+    return opening + "".join(pieces) + "</span>"
+
+
+# -- markup shared with plugins/traces/plugin.py ----------------------------------------------------------
+def line_open(line: Line) -> str:
+    attrs = [f'class="tl{"" if line.kind == "op" else " tl-" + line.kind}"', f'data-t="{line.trace}"']
+    if line.kind == "op":
+        attrs += [f'data-sym="{html.escape(line.symbol)}"', f'data-depth="{line.depth}"']
+        if line.executor:
+            attrs.append(f'data-exec="{html.escape(line.executor)}"')
+        if line.defines:
+            attrs.append(f'data-defs="{html.escape(" ".join(line.defines))}"')
+        if line.reads:
+            attrs.append(f'data-reads="{html.escape(" ".join(line.reads))}"')
+    if line.source:
+        attrs.append(f'data-src="{html.escape(line.source)}"')
+    return f"<span {' '.join(attrs)}>"
+
+
+def name_open(name: str, defines: bool) -> str:
+    return f'<span class="tp" data-proxy="{html.escape(name)}"{" data-def" if defines else ""} tabindex="0">'
+
+
+def trace_json(trace: Trace) -> dict:
+    data = {"scope": trace.scope, "fn": trace.function, "tags": list(trace.tags), "proxies": trace.proxies}
+    if trace.saved:
+        data["saved"] = list(trace.saved)
+    return data
