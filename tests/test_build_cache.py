@@ -119,7 +119,7 @@ def test_a_notebook_key_covers_the_notebook_the_options_and_the_template_folder(
     template.parent.mkdir()
     notebook.write_text("{}")
     template.write_text("a")
-    cache = NotebookCache(tmp_path / "cache")
+    cache = NotebookCache(tmp_path / "cache", tmp_path)
     key = cache.key(str(notebook), {"custom_template": str(template), "theme": "light"})
     assert cache.key(str(notebook), {"custom_template": str(template), "theme": "dark"}) != key
     (template.parent / "notebook.css").write_text("p {}")
@@ -151,7 +151,7 @@ def test_a_new_package_version_changes_every_cache_key(monkeypatch, throwaway, t
         page_cache: (lambda: page_cache.PageCache(tmp_path, config, Files([])).context, page_cache.PACKAGES),
         search_cache: (lambda: search_cache.SearchCache(tmp_path, {}).context, ("mkdocs-material", "jieba")),
         highlight_cache: (lambda: highlight_cache.HighlightCache(tmp_path).context, ("pygments", "pymdown-extensions")),
-        notebook_cache: (lambda: notebook_cache.NotebookCache(tmp_path).context, notebook_cache.PACKAGES),
+        notebook_cache: (lambda: notebook_cache.NotebookCache(tmp_path, tmp_path).context, notebook_cache.PACKAGES),
     }
     for module, (context, packages) in makers.items():
         before = context()
@@ -262,7 +262,7 @@ def test_a_notebook_key_covers_which_template_of_the_folder(tmp_path):
     notebook.write_text("{}")
     (tmp_path / "one.html.j2").write_text("a")
     (tmp_path / "two.html.j2").write_text("b")
-    cache = NotebookCache(tmp_path / "cache")
+    cache = NotebookCache(tmp_path / "cache", tmp_path)
     assert cache.key(str(notebook), {"custom_template": str(tmp_path / "one.html.j2")}) != \
         cache.key(str(notebook), {"custom_template": str(tmp_path / "two.html.j2")})
 

@@ -149,3 +149,27 @@ def test_warm_build_imports_neither_torch_nor_thunder(throwaway, tmp_path):
     assert warm.returncode == 0, warm.stderr[-2000:]
     assert "executed 0 sections" in warm.stderr
     assert not {"torch", "thunder"} & imported_modules(warm.stderr)
+
+
+def test_editing_the_code_that_runs_a_page_changes_every_section_key(tmp_path, monkeypatch):
+    """Each module of the page's process (page/), the runner that starts it and reads its output,
+    and the shared types its messages carry: an edit to any of them runs the sections again."""
+    import shutil
+
+    from thunder_docs.shared import files
+
+    copy = tmp_path / "thunder_docs"
+    shutil.copytree(files.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(files, "PACKAGE", copy)
+    sections = [Section("snippets/a.py", "a", 1, "x = 1\n")]
+    before = section_keys(sections, fingerprint("cpu", {}, {"thunder": "0.2.6"}))
+    modules = [*sorted(p.relative_to(copy).as_posix() for p in (copy / "page").glob("*.py")),
+               "plugins/exec/runner.py", "shared/trace_map.py", "shared/sections.py"]
+    assert "page/worker.py" in modules and "page/preload.py" in modules
+    for module in modules:
+        path = copy / module
+        text = path.read_text()
+        path.write_text(text + "\n# edited\n")
+        assert section_keys(sections, fingerprint("cpu", {}, {"thunder": "0.2.6"})) != before, module
+        path.write_text(text)
+    assert section_keys(sections, fingerprint("cpu", {}, {"thunder": "0.2.6"})) == before

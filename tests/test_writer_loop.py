@@ -66,15 +66,15 @@ def test_a_changed_docstring_option_renders_the_entry_again(throwaway):
 
 
 def test_a_new_package_version_changes_every_key(monkeypatch, tmp_path):
-    before = ReferenceCache(tmp_path, []).key("thunder.jit", {"a": 1}, None)
+    before = ReferenceCache(tmp_path, [], tmp_path).key("thunder.jit", {"a": 1}, None)
     for package in ("lightning-thunder", "mkdocstrings-python", "griffe", "ruff"):
         real = reference_cache.distribution_version
         monkeypatch.setattr(reference_cache, "distribution_version",
                             lambda dist, package=package, real=real: "9.9.9" if dist == package else real(dist))
-        assert ReferenceCache(tmp_path, []).key("thunder.jit", {"a": 1}, None) != before, package
+        assert ReferenceCache(tmp_path, [], tmp_path).key("thunder.jit", {"a": 1}, None) != before, package
         monkeypatch.undo()
-    assert ReferenceCache(tmp_path, []).key("thunder.jit", {"a": 1}, None) == before
-    assert ReferenceCache(tmp_path, []).key("thunder.jit", {"a": 2}, None) != before
+    assert ReferenceCache(tmp_path, [], tmp_path).key("thunder.jit", {"a": 1}, None) == before
+    assert ReferenceCache(tmp_path, [], tmp_path).key("thunder.jit", {"a": 2}, None) != before
 
 
 def test_a_navigation_change_shows_on_a_warm_build(throwaway):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -32,24 +35,34 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+KEEP_DAYS = 30  # an entry that no build used for this long is removed (see prune)
+PRUNE_EVERY = 24 * 3600  # seconds between two prunings of one folder
+
+
 class JsonStore:
     """JSON values on disk by key (a hex digest): ``<directory>/<2 chars>/<key>.json``.
 
     A missing or damaged entry reads as None; entries are written atomically, so builds
-    that share a store never read half an entry.
+    that share a store never read half an entry. Reading an entry marks it used (its file's
+    time); opening a store prunes it at most once a day (``prune``).
     """
 
     def __init__(self, directory: Path):
         self.directory = directory
+        prune(directory, "*/*.json")
 
     def path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str):
+        path = self.path(key)
         try:
-            return json.loads(self.path(key).read_text(encoding="utf-8"))
+            value = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+        with contextlib.suppress(OSError):  # used now: kept by the next pruning
+            os.utime(path)
+        return value
 
     def put(self, key: str, value) -> None:
         write_atomic(self.path(key), json.dumps(value))
@@ -62,6 +75,31 @@ class JsonStore:
             value = compute()
             self.put(key, value)
         return value
+
+
+def prune(directory: Path, pattern: str, keep_days: float = KEEP_DAYS) -> int:
+    """Remove the files matching ``pattern`` under ``directory`` that no build used for ``keep_days``
+    (their time is older), at most once every ``PRUNE_EVERY`` seconds per folder (a ``.pruned``
+    file keeps the time). Another build sharing the folder loses nothing it used this month.
+    Returns how many files were removed."""
+    marker = directory / ".pruned"
+    now = time.time()
+    try:
+        if now - marker.stat().st_mtime < PRUNE_EVERY:
+            return 0
+    except OSError:
+        pass
+    if not directory.is_dir():
+        return 0
+    removed = 0
+    for path in directory.glob(pattern):
+        with contextlib.suppress(OSError):
+            if now - path.stat().st_mtime > keep_days * 86400:
+                path.unlink()
+                removed += 1
+    with contextlib.suppress(OSError):
+        marker.touch()
+    return removed
 
 
 def digest(*parts: str | bytes) -> str:
@@ -84,6 +122,12 @@ def code_digest(*paths: str) -> str:
             raise FileNotFoundError(f"code_digest: no module at {path}")
         files += found
     return digest(*(part for f in files for part in (f.relative_to(PACKAGE).as_posix(), f.read_bytes())))
+
+
+def portable(text: str, root: Path) -> str:
+    """``text`` with the repository's folder written as ``.``: a key that names files by path stays
+    the same in a copy of the checkout in another folder."""
+    return re.sub(re.escape(str(root)) + r"(?=[/\\\"']|$)", ".", text)
 
 
 def stable(value: Any) -> Any:

@@ -17,8 +17,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from thunder_docs.plugins.buildcache.wrapping import replace_attribute
+from thunder_docs.shared.contracts import Contract
 from thunder_docs.shared.files import JsonStore, digest
 from thunder_docs.shared.versions import distribution_version
+
+CONTRACT = Contract("the highlight cache (thunder-buildcache highlight)", {
+    "pymdown-extensions": ("13.1.2",),  # pymdownx.highlight calls the module-global name highlight
+    "pygments": ("2.21.0",),  # highlight(code, lexer, formatter, outfile=None)
+})
 
 
 def _kind(obj) -> str:

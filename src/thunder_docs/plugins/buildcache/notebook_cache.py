@@ -23,9 +23,15 @@ from pathlib import Path
 
 from thunder_docs.plugins.buildcache.messages import Messages
 from thunder_docs.plugins.buildcache.wrapping import replace_attribute
-from thunder_docs.shared.files import JsonStore, digest
+from thunder_docs.shared.contracts import Contract
+from thunder_docs.shared.files import JsonStore, digest, portable
 from thunder_docs.shared.versions import distribution_version
 
+CONTRACT = Contract("the notebook cache (thunder-buildcache notebooks)", {
+    # convert.nb2html / nb2md looked up at call time; image_dependencies; "Converting notebook" logged
+    "mkdocs-jupyter": ("0.27.0",),
+    "nbconvert": ("7.17.2",),  # where it reads config files and templates (_jupyter_setup)
+})
 PROGRESS = ("mkdocs.mkdocs-jupyter", "Converting notebook")  # its INFO line for each conversion
 PACKAGES = ("mkdocs-jupyter", "nbconvert", "nbformat", "mistune", "pygments", "jupyterlab_pygments")
 
@@ -49,8 +55,9 @@ def _folder_text(folder: Path) -> dict[str, str]:
 
 
 class NotebookCache:
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, root: Path):
         self.store = JsonStore(directory)
+        self.root = root
         self.context = json.dumps({p: distribution_version(p) for p in PACKAGES}, sort_keys=True)
         self.hits = self.misses = 0
 
@@ -58,7 +65,8 @@ class NotebookCache:
         template = options.get("custom_template")
         folder = _folder_text(Path(template).parent) if template else {}
         rest = {k: v for k, v in options.items() if k not in ("custom_template", "image_dependencies")}
-        where = [str(Path(path).resolve()), Path(template).name if template else None]  # images resolve from it
+        # Images resolve from the notebook's folder and the template's name.
+        where = [portable(str(Path(path).resolve()), self.root), Path(template).name if template else None]
         return digest(self.context, function, json.dumps([rest, where, folder, _jupyter_setup()], sort_keys=True,
                                                          default=repr), Path(path).read_bytes())
 

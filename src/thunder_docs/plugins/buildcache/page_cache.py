@@ -46,12 +46,21 @@ from mkdocs.structure.pages import log as pages_log
 
 from thunder_docs.plugins.buildcache.messages import Messages
 from thunder_docs.plugins.buildcache.wrapping import replace_attribute, wrapped
-from thunder_docs.shared.files import JsonStore, code_digest, digest, stable
+from thunder_docs.shared.contracts import Contract, running
+from thunder_docs.shared.files import JsonStore, code_digest, digest, portable, stable
 from thunder_docs.shared.versions import distribution_version
 
+CONTRACT = Contract("the page cache (thunder-buildcache pages)", {
+    "mkdocs": ("1.6.1", "properdocs 1.6.7"),  # Page.render and the fields it sets; links_to_anchors skipped at DEBUG
+    "pymdown-extensions": ("13.1.2",),  # SnippetPreprocessor.get_snippet_path reads every included file
+    "mkdocs-autorefs": ("1.4.5",),  # a conversion's only effect on autorefs is register_anchor
+})
 PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-autorefs", "mkdocs-material",
             "mkdocstrings")  # mkdocstrings' extension runs on every page (headings, TOC labels, backlinks)
 API_ENTRY = re.compile(r"^\s*(#{1,6} *)?:::", re.M)  # wider than mkdocstrings' own pattern
+REPLAYED = ("content", "toc", "_title_from_render", "present_anchor_ids", "links_to_anchors")  # what Page.render sets
+# Whether Page.render leaves links_to_anchors unset at DEBUG (--verbose), by the package that runs.
+LINKS_SKIPPED_AT_DEBUG = {"mkdocs": True, "properdocs": False}
 API_HTML = 'class="doc doc-'  # an entry mkdocstrings' Python handler rendered
 
 
@@ -65,15 +74,17 @@ class _Recording:
 
 
 class PageCache:
-    def __init__(self, directory: Path, config: MkDocsConfig, files: Files, autorefs: Any = None):
+    def __init__(self, directory: Path, config: MkDocsConfig, files: Files, autorefs: Any = None,
+                 root: Path | None = None):
         self.store = JsonStore(directory)
         self.autorefs = autorefs
+        self.root = root or Path(config.config_file_path).resolve().parent
         self.context = digest(
             json.dumps({"python": platform.python_version(), **{p: distribution_version(p) for p in PACKAGES}},
                        sort_keys=True),
-            json.dumps(stable([config.markdown_extensions, config.mdx_configs, config.validation,
-                                config.use_directory_urls, autorefs.config if autorefs is not None else None]),
-                       sort_keys=True, default=str),
+            portable(json.dumps(stable([config.markdown_extensions, config.mdx_configs, config.validation,
+                                         config.use_directory_urls, autorefs.config if autorefs is not None else None]),
+                                sort_keys=True, default=str), self.root),
             json.dumps(sorted((f.src_uri, f.url, f.dest_uri, f.inclusion.name) for f in files)),
             code_digest("plugins/diagrams/fences.py", "plugins/buildcache/page_cache.py", "plugins/buildcache/messages.py"))
         self.recording: _Recording | None = None  # the conversion under way, while one is
@@ -91,15 +102,16 @@ class PageCache:
                 return render(config, files)
             key = digest(self.context, page.file.src_uri, page.url, page.markdown)
             entry = self.store.get(key)
-            if entry is not None and self._fresh(entry):
+            result = _loads(entry["page"]) if entry is not None and self._fresh(entry) else None
+            if result is not None:
                 self.hits += 1
-                return self._replay(page, files, pickle.loads(base64.b64decode(entry["page"])))
+                return self._replay(page, files, result)
             self.misses += 1
             recording = self._record(render, config, files)
             # Kept only when nothing was said, anchors are validated (MkDocs skips them with
             # --verbose) and no API entry came in through an included file.
             if recording.keep and page.links_to_anchors is not None and API_HTML not in page.content:
-                self.store.put(key, {"snippets": {p: _file_digest(p) for p in sorted(recording.snippets)},
+                self.store.put(key, {"snippets": {self._relative(p): _file_digest(p) for p in sorted(recording.snippets)},
                                      "page": base64.b64encode(pickle.dumps(self._result(page, recording))).decode()})
 
         page.render = cached_render
@@ -137,20 +149,33 @@ class PageCache:
         """Set what ``Page.render`` sets, and register the page's anchors with autorefs again."""
         page.content, page.toc, page._title_from_render = result["content"], result["toc"], result["title"]
         page.present_anchor_ids = result["anchors"]
-        if pages_log.getEffectiveLevel() > logging.DEBUG and result["links"] is not None:
+        skipped = LINKS_SKIPPED_AT_DEBUG[running("mkdocs")[0]] and pages_log.getEffectiveLevel() <= logging.DEBUG
+        if not skipped and result["links"] is not None:
             page.links_to_anchors = {files.get_file_from_path(src): v for src, v in result["links"].items()}
         if self.autorefs is not None:
             for args, kwargs in result["registered"]:
                 self.autorefs.register_anchor(page, *args, **kwargs)
 
-    @staticmethod
-    def _fresh(entry: dict) -> bool:
-        return all(_file_digest(path) == hashed for path, hashed in entry["snippets"].items())
+    def _fresh(self, entry: dict) -> bool:
+        return all(_file_digest(str(self.root / path)) == hashed for path, hashed in entry["snippets"].items())
+
+    def _relative(self, path: str) -> str:
+        """An included file's path from the repository's folder (a file outside it stays absolute)."""
+        resolved = Path(path).resolve()
+        return resolved.relative_to(self.root).as_posix() if resolved.is_relative_to(self.root) else str(resolved)
 
     def snippet_read(self, path: str | None) -> None:
         """pymdownx.snippets resolved an included file (see ``install``)."""
         if self.recording is not None and path is not None:
             self.recording.snippets.add(path)
+
+
+def _loads(text: str) -> dict | None:
+    """A stored conversion, or None when it cannot be read (a damaged entry, a moved class): a miss."""
+    try:
+        return pickle.loads(base64.b64decode(text))
+    except Exception:
+        return None
 
 
 def _file_digest(path: str) -> str | None:

@@ -28,48 +28,66 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from thunder_docs.plugins.buildcache import highlight_cache, notebook_cache, page_cache
+from thunder_docs.plugins.buildcache import highlight_cache, notebook_cache, page_cache, search_cache
 from thunder_docs.plugins.buildcache.config import BuildCacheConfig
-from thunder_docs.plugins.buildcache.search_cache import SearchCache
+from thunder_docs.shared.contracts import Contract
+from thunder_docs.shared.files import portable, prune
 
 log = get_plugin_logger("thunder-buildcache")
 
 SEARCH = "material/search"
+TEMPLATES = Contract("the template cache (thunder-buildcache templates)", {
+    "jinja2": ("3.1.6",),  # Environment.bytecode_cache and FileSystemBytecodeCache, public API
+})
 
 
 class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
     def __init__(self) -> None:
+        self.root: Path | None = None  # the folder of mkdocs.yml
         self.folder: Path | None = None  # the cache_dir option, from mkdocs.yml's folder
         # This build's caches (None: that wrapper is off); new ones each build.
-        self.search: SearchCache | None = None
+        self.search: search_cache.SearchCache | None = None
         self.highlight: highlight_cache.HighlightCache | None = None
         self.notebooks: notebook_cache.NotebookCache | None = None
         self.templates: TemplateCache | None = None
         self.pages: page_cache.PageCache | None = None
+        self.warned: set[str] = set()  # wrappers whose off-warning was given (once per process)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.folder = Path(config.config_file_path).resolve().parent / self.config.cache_dir
+        self.root = Path(config.config_file_path).resolve().parent
+        self.folder = self.root / self.config.cache_dir
         return config
+
+    def _verified(self, contract: Contract) -> bool:
+        """Whether the packages this wrapper relies on run at versions it was verified with; if
+        not, it stays off and says so once."""
+        problem = contract.unverified_message()
+        if problem is not None and contract.what not in self.warned:
+            self.warned.add(contract.what)
+            log.warning(problem)
+        return problem is None
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self.search = self.highlight = self.notebooks = self.templates = self.pages = None
-        if self.config.search:
+        if self.config.search and self._verified(search_cache.CONTRACT):
             search = config.plugins.get(SEARCH)  # Material's (MkDocs' own search is left alone)
             if search is not None and search.config.enabled:
-                self.search = SearchCache(self.folder / "search", dict(search.config))
+                self.search = search_cache.SearchCache(self.folder / "search", dict(search.config))
                 self.search.install(search.search_index)
-        if self.config.highlight:
+        if self.config.highlight and self._verified(highlight_cache.CONTRACT):
             self.highlight = highlight_cache.HighlightCache(self.folder / "highlight")
         highlight_cache.install(self.highlight)
         if "mkdocs-jupyter" in config.plugins:
-            self.notebooks = notebook_cache.NotebookCache(self.folder / "notebooks") if self.config.notebooks else None
+            on = self.config.notebooks and self._verified(notebook_cache.CONTRACT)
+            self.notebooks = notebook_cache.NotebookCache(self.folder / "notebooks", self.root) if on else None
             notebook_cache.install(self.notebooks)
         return files
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         """Every plugin has added its files: a page's key covers them all."""
-        if self.config.pages:
-            self.pages = page_cache.PageCache(self.folder / "pages", config, files, config.plugins.get("autorefs"))
+        if self.config.pages and self._verified(page_cache.CONTRACT):
+            self.pages = page_cache.PageCache(self.folder / "pages", config, files, config.plugins.get("autorefs"),
+                                              self.root)
         page_cache.install(self.pages)
         return nav
 
@@ -79,8 +97,8 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         return page
 
     def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
-        if self.config.templates:
-            self.templates = env.bytecode_cache = TemplateCache(self.folder / "templates")
+        if self.config.templates and self._verified(TEMPLATES):
+            self.templates = env.bytecode_cache = TemplateCache(self.folder / "templates", self.root)
         return env
 
     def _uninstall(self) -> None:
@@ -108,10 +126,16 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
 class TemplateCache(FileSystemBytecodeCache):
     """Jinja's bytecode cache in a folder, counting the templates it had."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, root: Path):
         directory.mkdir(parents=True, exist_ok=True)
+        prune(directory, "__jinja2_*.cache")  # templates no build used for a month
         super().__init__(str(directory))
+        self.root = root
         self.hits = self.misses = 0
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        """Jinja's key of a template, with the repository's folder written "." (overrides/)."""
+        return super().get_cache_key(name, filename and portable(filename, self.root))
 
     def load_bytecode(self, bucket) -> None:
         super().load_bytecode(bucket)

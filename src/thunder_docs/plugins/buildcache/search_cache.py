@@ -20,8 +20,14 @@ from typing import Any
 
 from mkdocs.structure.pages import Page
 
+from thunder_docs.shared.contracts import Contract
 from thunder_docs.shared.files import JsonStore, digest
 from thunder_docs.shared.versions import distribution_version
+
+CONTRACT = Contract("the search cache (thunder-buildcache search)", {
+    # SearchIndex.add_entry_from_context indexes a page; entries is only ever appended to
+    "mkdocs-material": ("9.8.2",),
+})
 
 
 def _toc(items) -> list:

@@ -2,8 +2,10 @@
 
 The build caches wrap functions that other packages call by attribute lookup (Pygments'
 ``highlight`` inside pymdownx, mkdocs-jupyter's ``nb2html``, pymdownx.snippets'
-``get_snippet_path``). A wrapper keeps the original as ``__wrapped__``, so wrapping twice
-(each build under ``mkdocs serve``) never wraps a wrapper, and ``make=None`` restores it.
+``get_snippet_path``). A wrapper of ours keeps the function it replaced under a private
+attribute of its own (``ORIGINAL``), never ``__wrapped__``: a third-party wrapper there
+(``functools.wraps``, ``lru_cache``) is left as it is. So wrapping twice (each build under
+``mkdocs serve``) never wraps our own wrapper, and ``make=None`` restores exactly what was there.
 ``wrapped`` does the same for the length of a ``with`` block, on an object's own attribute.
 """
 
@@ -13,18 +15,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+ORIGINAL = "_thunder_docs_original"  # on our wrappers only: the function they replaced
 _ABSENT = object()
 
 
 def replace_attribute(owner: Any, name: str, make: Callable[[Callable], Callable] | None) -> None:
     """Set ``owner.name`` to ``make(original)``, or back to the original when ``make`` is None."""
     current = getattr(owner, name)
-    original = getattr(current, "__wrapped__", current)
+    original = getattr(current, ORIGINAL, current)
     if make is None:
         setattr(owner, name, original)
         return
     wrapper = make(original)
-    wrapper.__wrapped__ = original
+    setattr(wrapper, ORIGINAL, original)
     setattr(owner, name, wrapper)
 
 

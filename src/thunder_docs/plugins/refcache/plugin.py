@@ -18,7 +18,6 @@ Material). A new Thunder or a changed option renders the entry again.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import pickle
 from dataclasses import dataclass
@@ -26,15 +25,23 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import Files
 
 from thunder_docs.plugins.refcache.config import ReferenceCacheConfig
-from thunder_docs.shared.files import JsonStore, stable
+from thunder_docs.shared.contracts import Contract
+from thunder_docs.shared.files import JsonStore, digest, portable, stable
 from thunder_docs.shared.versions import distribution_version
 
 log = get_plugin_logger("thunder-refcache")
 
+CONTRACT = Contract("the API reference cache (thunder-refcache)", {
+    # the handler's collect, render and get_aliases, looked up on the instance; get_headings()
+    "mkdocstrings": ("1.0.8",),
+    "mkdocstrings-python": ("2.0.11",),
+    "mkdocs-autorefs": ("1.4.5",),
+})
 PACKAGES = ("lightning-thunder", "mkdocstrings", "mkdocstrings-python", "griffe", "ruff", "markdown",
             "pymdown-extensions", "mkdocs-material", "mkdocs-autorefs")
 
@@ -49,50 +56,71 @@ class _Collected:
 
 
 class ReferenceCache:
-    def __init__(self, directory: Path, markdown_config: Any):
+    def __init__(self, directory: Path, markdown_config: Any, root: Path):
         self.store = JsonStore(directory)
-        self.context = json.dumps({"packages": {p: distribution_version(p) for p in PACKAGES},
-                                   "markdown": stable(markdown_config)}, sort_keys=True)
+        self.root = root  # written "." in keys: a copy of the checkout elsewhere reuses the entries
+        self.context = portable(json.dumps({"packages": {p: distribution_version(p) for p in PACKAGES},
+                                            "markdown": stable(markdown_config)}, sort_keys=True), root)
         self.aliases: dict[str, tuple[str, ...]] = {}  # heading id -> aliases, from replayed entries
         self.hits = self.misses = 0
 
     def key(self, identifier: str, options: Any, locale: str | None) -> str:
-        payload = json.dumps([identifier, stable(options), locale], sort_keys=True)
-        return hashlib.sha256((self.context + payload).encode()).hexdigest()
+        return digest(self.context, portable(json.dumps([identifier, stable(options), locale], sort_keys=True),
+                                             self.root))
 
     def install(self, handler: Any, locale: str | None) -> None:
-        """Wrap the handler's collect, render and get_aliases (the instance's, not the class's)."""
-        collect, render, get_aliases = handler.collect, handler.render, handler.get_aliases
+        """Wrap the handler's collect, render, get_headings and get_aliases (the instance's, not the
+        class's). mkdocstrings calls ``get_headings()`` right after ``render`` for each ``:::`` block:
+        a replayed entry's headings are handed out there, and a rendered entry is stored there, with
+        the headings its templates registered."""
+        collect, render = handler.collect, handler.render
+        get_headings, get_aliases = handler.get_headings, handler.get_aliases
+        rendered: list[tuple[_Collected, str]] = []  # the block rendered last, until its headings are read
 
         def cached_collect(identifier: str, options: Any) -> _Collected:
             key = self.key(identifier, options, locale)
             entry = self.store.get(key)
-            if entry is not None:
+            if entry is not None and (headings := _loads(entry.get("headings"))) is not None:
                 self.hits += 1
-                return _Collected(key, entry)
+                return _Collected(key, {**entry, "headings": headings})
             self.misses += 1
             return _Collected(key, None, collect(identifier, options))
 
         def cached_render(data: _Collected, options: Any, locale: str | None = None) -> str:
-            if data.entry is not None:
-                # The headings the templates would have registered (see BaseHandler.do_heading).
-                handler._headings.extend(pickle.loads(base64.b64decode(data.entry["headings"])))
-                self.aliases.update({k: tuple(v) for k, v in data.entry["aliases"].items()})
-                return data.entry["html"]
-            html = render(data.item, options, locale=locale)
-            headings = list(handler._headings)
-            # Pickled: the headings' text keeps its exact type (Markdown treats AtomicString apart).
-            entry = {"html": html, "headings": base64.b64encode(pickle.dumps(headings)).decode(),
-                     "aliases": {h.get("id"): list(get_aliases(h.get("id"))) for h in headings if h.get("id")}}
-            self.store.put(data.key, entry)
+            html = data.entry["html"] if data.entry is not None else render(data.item, options, locale=locale)
+            rendered[:] = [(data, html)]
             return html
+
+        def cached_get_headings():
+            headings = list(get_headings())
+            if not rendered:
+                return headings
+            (data, html), = rendered
+            rendered.clear()
+            if data.entry is not None:
+                self.aliases.update({k: tuple(v) for k, v in data.entry["aliases"].items()})
+                return headings + list(data.entry["headings"])
+            # Pickled: the headings' text keeps its exact type (Markdown treats AtomicString apart).
+            self.store.put(data.key, {"html": html, "headings": base64.b64encode(pickle.dumps(headings)).decode(),
+                                      "aliases": {h.get("id"): list(get_aliases(h.get("id")))
+                                                  for h in headings if h.get("id")}})
+            return headings
 
         def cached_get_aliases(identifier: str) -> tuple[str, ...]:
             if identifier in self.aliases:
                 return self.aliases[identifier]
             return get_aliases(identifier)
 
-        handler.collect, handler.render, handler.get_aliases = cached_collect, cached_render, cached_get_aliases
+        handler.collect, handler.render = cached_collect, cached_render
+        handler.get_headings, handler.get_aliases = cached_get_headings, cached_get_aliases
+
+
+def _loads(text: str | None) -> list | None:
+    """Pickled headings, or None when they cannot be read (a damaged entry, a moved class): a miss."""
+    try:
+        return pickle.loads(base64.b64decode(text))
+    except Exception:
+        return None
 
 
 class ReferenceCachePlugin(BasePlugin[ReferenceCacheConfig]):
@@ -100,6 +128,7 @@ class ReferenceCachePlugin(BasePlugin[ReferenceCacheConfig]):
 
     def __init__(self) -> None:
         self.cache: ReferenceCache | None = None  # this build's; a new one each build
+        self.warned = False  # the off-warning of an unverified version, once per process
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         """Every plugin has read its config: wrap the handler before any page is rendered."""
@@ -108,10 +137,15 @@ class ReferenceCachePlugin(BasePlugin[ReferenceCacheConfig]):
             return files
         mkdocstrings = config.plugins.get("mkdocstrings")
         if mkdocstrings is None:
-            raise RuntimeError("thunder-refcache needs the mkdocstrings plugin")
+            raise PluginError("thunder-refcache: needs the mkdocstrings plugin in mkdocs.yml")
+        if (problem := CONTRACT.unverified_message()) is not None:
+            if not self.warned:
+                log.warning(problem)
+                self.warned = True
+            return files
         root = Path(config.config_file_path).resolve().parent
         self.cache = ReferenceCache(root / self.config.cache_dir,
-                                    [config.markdown_extensions, config.mdx_configs, _appended_files(config, root)])
+                                    [config.markdown_extensions, config.mdx_configs, _appended_files(config, root)], root)
         self.cache.install(mkdocstrings.get_handler(self.config.handler), config.theme.get("locale") and
                            str(config.theme["locale"]))
         return files
