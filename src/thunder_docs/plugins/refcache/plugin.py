@@ -10,7 +10,8 @@ inventory, the table of contents) runs as usual on what is replayed.
 
 An entry's key hashes the identifier, the handler's options for it, the locale, the Markdown
 extensions docstrings are converted with (and the text of the files pymdownx.snippets appends
-to every conversion, such as the glossary's abbreviations), and the versions of every package that shapes the
+to every conversion, such as the glossary's abbreviations), mkdocstrings' own options (custom
+templates, the handlers' paths and options, inventories), and the versions of every package that shapes the
 result (Thunder, mkdocstrings, its Python handler, griffe, Ruff, Markdown, pymdown-extensions,
 Material). A new Thunder or a changed option renders the entry again.
 """
@@ -145,7 +146,9 @@ class ReferenceCachePlugin(BasePlugin[ReferenceCacheConfig]):
             return files
         root = Path(config.config_file_path).resolve().parent
         self.cache = ReferenceCache(root / self.config.cache_dir,
-                                    [config.markdown_extensions, config.mdx_configs, _appended_files(config, root)], root)
+                                    [config.markdown_extensions, config.mdx_configs, _appended_files(config, root),
+                                     # custom_templates, the handlers' paths and inventories, ...
+                                     dict(mkdocstrings.config)], root)
         self.cache.install(mkdocstrings.get_handler(self.config.handler), config.theme.get("locale") and
                            str(config.theme["locale"]))
         return files
