@@ -13,7 +13,7 @@ from mkdocs.commands.build import build as build_in_process
 from mkdocs.config import load_config
 
 from conftest import ROOT, mkdocs_env
-from thunder_docs import search_cache
+from thunder_docs.plugins.buildcache import search_cache
 from thunder_docs.plugins.buildcache.notebook_cache import NotebookCache
 
 CACHES = ("BUILD", "CITATIONS", "TRACES", "LINKS")
@@ -143,7 +143,7 @@ def test_a_search_key_covers_what_material_indexes(change):
 def test_a_new_package_version_changes_every_cache_key(monkeypatch, throwaway, tmp_path):
     from mkdocs.structure.files import Files
 
-    from thunder_docs import highlight_cache, notebook_cache, page_cache
+    from thunder_docs.plugins.buildcache import highlight_cache, notebook_cache, page_cache
 
     cached_site(throwaway, {"docs/index.md": "# Home\n"})
     config = load_config(str(throwaway.folder / "mkdocs.yml"))

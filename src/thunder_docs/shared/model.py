@@ -107,7 +107,7 @@ class Site:
 
 def build_site(config: MkDocsConfig, files: Files, approved_dir: str = "snippets/approved") -> Site:
     """The model of the pages in ``files``; raises SnippetError for an include that cannot resolve."""
-    root = Path(config.config_file_path).resolve().parent
+    root = folder_of(config)
     docs = Path(config.docs_dir).resolve()
     pages, notebooks = {}, {}
     for file in files:
@@ -132,6 +132,11 @@ def _page(file: File, path: str, root: Path) -> Page:
     includes = find_includes(body, path, root, first_line=first_line)
     return Page(file.src_uri.removesuffix(".md"), file.src_uri, path, file.dest_uri, file.url, body, first_line,
                 meta, tuple(includes))
+
+
+def folder_of(config: MkDocsConfig) -> Path:
+    """The folder of the site's ``mkdocs.yml``: paths in the config and in keys start there."""
+    return Path(config.config_file_path).resolve().parent
 
 
 def site_of(config: MkDocsConfig) -> Site:

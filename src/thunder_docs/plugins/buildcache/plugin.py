@@ -32,6 +32,7 @@ from thunder_docs.plugins.buildcache import highlight_cache, notebook_cache, pag
 from thunder_docs.plugins.buildcache.config import BuildCacheConfig
 from thunder_docs.shared.contracts import Contract
 from thunder_docs.shared.files import portable, prune
+from thunder_docs.shared.model import folder_of
 
 log = get_plugin_logger("thunder-buildcache")
 
@@ -54,7 +55,7 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         self.warned: set[str] = set()  # wrappers whose off-warning was given (once per process)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.root = Path(config.config_file_path).resolve().parent
+        self.root = folder_of(config)
         self.folder = self.root / self.config.cache_dir
         return config
 

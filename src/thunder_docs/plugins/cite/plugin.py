@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -33,6 +32,7 @@ from mkdocs.structure.pages import Page
 
 from thunder_docs.plugins.cite.config import CitationsConfig
 from thunder_docs.shared.files import JsonStore, code_digest, digest
+from thunder_docs.shared.model import folder_of
 from thunder_docs.shared.thunder_source import REPOSITORY, SourceError, source_file, span, thunder_version
 
 # [[thunder/path/file.py]] or [[thunder/path/file.py:Dotted.name]]
@@ -136,7 +136,7 @@ class CitationsPlugin(BasePlugin[CitationsConfig]):
         self.store: JsonStore | None = None  # resolved Markdown by key, when the cache_dir option is set
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        root = Path(config.config_file_path).resolve().parent
+        root = folder_of(config)
         self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
         return config
 

@@ -27,7 +27,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkDocsPage
 
 from thunder_docs.shared.files import write_atomic
-from thunder_docs.shared.model import Site, site_of
+from thunder_docs.shared.model import Site, folder_of, site_of
 from thunder_docs.shared.results import CPU
 
 from .config import DiagramsConfig
@@ -58,7 +58,7 @@ class DiagramsPlugin(BasePlugin[DiagramsConfig]):
         self.svgs: dict[str, str] = {}  # key -> SVG, read once per build
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.root = Path(config.config_file_path).resolve().parent
+        self.root = folder_of(config)
         self.directory = self.root / self.config.directory
         self.mermaid_version = _pinned_mermaid(self.root / self.config.package_json)
         self.options = {"font": self.config.font_family}

@@ -34,7 +34,7 @@ from thunder_docs.plugins.exec.execution import Execution
 from thunder_docs.plugins.exec.render import insert_outputs
 from thunder_docs.plugins.exec.runner import Runner
 from thunder_docs.plugins.exec.stderr_log import StderrLog
-from thunder_docs.shared.model import Site, build_site
+from thunder_docs.shared.model import Site, build_site, folder_of
 from thunder_docs.shared.results import CPU, CUDA, BuildStats
 from thunder_docs.shared.sections import SnippetError
 
@@ -51,7 +51,7 @@ class ExecPlugin(BasePlugin[ExecConfig]):
 
     # -- configuration -------------------------------------------------------------------
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        self.root = Path(config.config_file_path).resolve().parent
+        self.root = folder_of(config)
         self.site, self.stats = None, BuildStats()
         snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
         snippets["base_path"] = [str(self.root)]

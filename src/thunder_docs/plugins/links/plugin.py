@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority
@@ -25,6 +24,7 @@ from mkdocs.structure.pages import Page
 from thunder_docs.plugins.links.config import LinksConfig
 from thunder_docs.plugins.links.html_links import link_headings, link_html
 from thunder_docs.shared.files import JsonStore, code_digest, digest
+from thunder_docs.shared.model import folder_of
 from thunder_docs.shared.thunder_source import thunder_version
 
 STYLESHEET = "assets/stylesheets/thunder-links.css"
@@ -63,7 +63,7 @@ class LinksPlugin(BasePlugin[LinksConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if self.config.stylesheet and STYLESHEET not in config.extra_css:
             config.extra_css.append(STYLESHEET)
-        root = Path(config.config_file_path).resolve().parent
+        root = folder_of(config)
         self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
         return config
 

@@ -33,6 +33,7 @@ from mkdocs.structure.files import Files
 from thunder_docs.plugins.refcache.config import ReferenceCacheConfig
 from thunder_docs.shared.contracts import Contract
 from thunder_docs.shared.files import JsonStore, digest, portable, stable
+from thunder_docs.shared.model import folder_of
 from thunder_docs.shared.versions import distribution_version
 
 log = get_plugin_logger("thunder-refcache")
@@ -144,7 +145,7 @@ class ReferenceCachePlugin(BasePlugin[ReferenceCacheConfig]):
                 log.warning(problem)
                 self.warned = True
             return files
-        root = Path(config.config_file_path).resolve().parent
+        root = folder_of(config)
         self.cache = ReferenceCache(root / self.config.cache_dir,
                                     [config.markdown_extensions, config.mdx_configs, _appended_files(config, root),
                                      # custom_templates, the handlers' paths and inventories, ...

@@ -36,7 +36,7 @@ from thunder_docs.plugins.traces.config import TracesConfig
 from thunder_docs.plugins.traces.stepper import line_open, name_open, trace_json, walk_json
 from thunder_docs.shared.files import JsonStore, code_digest, digest
 from thunder_docs.shared.html_tree import Node, tokens, tree, wrap
-from thunder_docs.shared.model import Page, site_of
+from thunder_docs.shared.model import Page, folder_of, site_of
 from thunder_docs.shared.results import CPU, CUDA
 from thunder_docs.shared.sections import MARKER, Include
 from thunder_docs.shared.trace_map import TraceMap
@@ -58,7 +58,7 @@ class TracesPlugin(BasePlugin[TracesConfig]):
         self.store: JsonStore | None = None  # marked-up HTML by key, when the cache_dir option is set
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        root = Path(config.config_file_path).resolve().parent
+        root = folder_of(config)
         self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
         return config
 
