@@ -12,7 +12,7 @@ What a conversion reads, and so what decides whether it is reused:
   outputs), its path and URL, every file's path, URL and inclusion (relative links are
   resolved against them), the Markdown extensions and their options, the validation settings, the
   autorefs options, the code of the diagram fence, and the versions of the packages that
-  convert;
+  convert (among them MkDocs, or ProperDocs when the build runs on it);
 - the files pymdownx.snippets included (sections ``--8<--``, the appended glossary): the
   entry records each file's hash, and an entry whose files changed is made again.
 
@@ -47,9 +47,10 @@ from mkdocs.structure.pages import log as pages_log
 from thunder_docs.plugins.buildcache.messages import Messages
 from thunder_docs.plugins.buildcache.wrapping import replace_attribute, wrapped
 from thunder_docs.shared.files import JsonStore, code_digest, digest, stable
-from thunder_docs.shared.versions import distribution_version
+from thunder_docs.shared.versions import distribution_version, engine_distribution
 
-PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-autorefs", "mkdocs-material",
+# With the engine (engine_distribution: MkDocs or ProperDocs, whichever runs as ``mkdocs``).
+PACKAGES = ("markdown", "pymdown-extensions", "pygments", "mkdocs-autorefs", "mkdocs-material",
             "mkdocstrings")  # mkdocstrings' extension runs on every page (headings, TOC labels, backlinks)
 API_ENTRY = re.compile(r"^\s*(#{1,6} *)?:::", re.M)  # wider than mkdocstrings' own pattern
 API_HTML = 'class="doc doc-'  # an entry mkdocstrings' Python handler rendered
@@ -68,8 +69,9 @@ class PageCache:
     def __init__(self, directory: Path, config: MkDocsConfig, files: Files, autorefs: Any = None):
         self.store = JsonStore(directory)
         self.autorefs = autorefs
+        packages = (engine_distribution(), *PACKAGES)
         self.context = digest(
-            json.dumps({"python": platform.python_version(), **{p: distribution_version(p) for p in PACKAGES}},
+            json.dumps({"python": platform.python_version(), **{p: distribution_version(p) for p in packages}},
                        sort_keys=True),
             json.dumps(stable([config.markdown_extensions, config.mdx_configs, config.validation,
                                 config.use_directory_urls, autorefs.config if autorefs is not None else None]),
