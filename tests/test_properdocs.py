@@ -1,4 +1,4 @@
-"""The site builds on ProperDocs, the maintained fork of MkDocs 1.x, as it does on MkDocs.
+"""The site builds and serves on ProperDocs, the maintained fork of MkDocs 1.x, as on MkDocs.
 
 ProperDocs reads mkdocs.yml, loads the plugins registered under ``mkdocs.plugins`` and makes
 ``import mkdocs`` give its own package, so the same plugins run. On the built site the one
@@ -12,12 +12,25 @@ import re
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from test_serve import free_port, get, next_build_log, page, reader, served_at, snippet
 
 from conftest import ROOT, mkdocs_env
 from thunder_docs.shared.versions import distribution_version
 
 GENERATOR = re.compile(rb'<meta name="generator" content="mkdocs-([^,"]*)')
+RECORD = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL) +-  ", re.M)  # a log record's first line
+
+
+def said_beyond_info(log: str) -> list[str]:
+    """What a build printed besides INFO records: other records, Python warnings (which ProperDocs
+    logs as INFO records that start with their category) and text before the first record."""
+    before, *records = RECORD.split(log)
+    said = [before] if before.strip() else []
+    return said + [f"{level}: {text}" for level, text in zip(records[::2], records[1::2], strict=True)
+                   if level != "INFO" or re.match(r"\w*Warning: ", text)]
 
 
 def build(engine: str, folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
@@ -28,7 +41,7 @@ def build(engine: str, folder: Path, *args: str, **env: str) -> subprocess.Compl
     )
 
 
-def generators(site: Path) -> tuple[dict[str, bytes], set[bytes]]:
+def blank_generators(site: Path) -> tuple[dict[str, bytes], set[bytes]]:
     """Every file of a built site, with its generator tag blanked, and the generators it named."""
     files, named = {}, set()
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
@@ -44,13 +57,10 @@ def test_properdocs_builds_the_site_mkdocs_builds(built_site, tmp_path):
     site = tmp_path / "site"
     proc = build("properdocs", ROOT, "--strict", "--site-dir", str(site), SOURCE_DATE_EPOCH=str(epoch))
     assert proc.returncode == 0, proc.stdout
-    # Nothing but INFO lines (a message's next lines are indented), and no Python warning (logged as INFO).
-    said = [line for line in proc.stdout.splitlines()
-            if not line.startswith(("INFO ", " ")) or re.match(r"INFO\s+-\s+\w*Warning: ", line)]
-    assert not said, "ProperDocs said more than it does on MkDocs:\n" + "\n".join(said)
+    assert not said_beyond_info(proc.stdout), proc.stdout
 
-    ours, mkdocs_named = generators(built_site)
-    theirs, properdocs_named = generators(site)
+    ours, mkdocs_named = blank_generators(built_site)
+    theirs, properdocs_named = blank_generators(site)
     assert sorted(theirs) == sorted(ours), "the two builds wrote different files"
     differ = [name for name in ours if ours[name] != theirs[name]]
     assert not differ, f"beyond the generator tag, ProperDocs built these files differently: {differ}"
@@ -70,3 +80,29 @@ def test_under_properdocs_a_page_conversion_is_its_own_and_a_warm_build_still_wa
     assert pages == [("0", "2"), ("0", "2"), ("1", "1")], logs  # ProperDocs converts fine.md once, then reuses it
     for log in logs:
         assert "contains a link 'missing.md', but the target is not found" in log, log  # warm builds warn too
+
+
+def test_properdocs_serves_and_rebuilds_after_an_edit(throwaway, tmp_path):
+    throwaway.write({"docs/one.md": page("one"), "snippets/one.py": snippet(1)}, exec_options={},
+                    plugins=("thunder-buildcache",), theme={"name": "material"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "properdocs", "serve", "--config-file", str(tmp_path / "mkdocs.yml"),
+         "--dev-addr", f"127.0.0.1:{free_port()}"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=mkdocs_env(),
+    )
+    lines = reader(proc)
+    try:
+        first = next_build_log(lines, end="Documentation built in")
+        assert "executed 2 sections of 1 pages" in first and not said_beyond_info(first), first
+        url = served_at(lines) + "one/"
+        assert "x is 1" in get(url)
+        time.sleep(1)
+
+        (tmp_path / "snippets" / "one.py").write_text(snippet(2))  # ProperDocs watches snippets/ too
+        log = next_build_log(lines)
+        assert "executed 2 sections of 1 pages" in log and not said_beyond_info(log), log
+        shown = re.sub(r"<[^>]+>", "", get(url))
+        assert "x = 2" in shown and "x is 2" in shown
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
