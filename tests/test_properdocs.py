@@ -106,3 +106,14 @@ def test_properdocs_serves_and_rebuilds_after_an_edit(throwaway, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_warm_verbose_properdocs_build_still_checks_anchors(throwaway):
+    """ProperDocs collects the links it checks anchors with under --verbose too (MkDocs 1.6 does not),
+    so a conversion given back from the cache gives them back there as well."""
+    throwaway.write({"docs/index.md": "# Home\n\nSee [a heading](other.md#nope).\n", "docs/other.md": "# Other\n"},
+                    plugins=("thunder-buildcache",), theme={"name": "material"}, validation={"anchors": "warn"})
+    for args in ((), ("--verbose",)):
+        proc = build("properdocs", throwaway.folder, *args)
+        assert proc.returncode != 0 and "does not contain an anchor '#nope'" in proc.stdout, proc.stdout
+    assert "pages: 2 reused, 0 made" in proc.stdout, proc.stdout

@@ -22,7 +22,8 @@ the page registered with autorefs. Never kept: pages with ``:::`` API entries, i
 Markdown or from an included file (mkdocstrings also fills its inventory while converting;
 thunder-refcache reuses those entries); a conversion that said anything (a log message or a
 Python warning, see messages.py), so a warning is printed on every build; and a conversion
-made with ``--verbose``, which does not collect the links MkDocs validates anchors with.
+made with ``--verbose`` on MkDocs, which then does not collect the links it validates anchors
+with (ProperDocs always collects them, so there they are kept and given back).
 """
 
 from __future__ import annotations
@@ -69,7 +70,9 @@ class PageCache:
     def __init__(self, directory: Path, config: MkDocsConfig, files: Files, autorefs: Any = None):
         self.store = JsonStore(directory)
         self.autorefs = autorefs
-        packages = (engine_distribution(), *PACKAGES)
+        engine = engine_distribution()
+        packages = (engine, *PACKAGES)
+        self.links_always = engine == "properdocs"  # MkDocs 1.6 collects links to anchors only without --verbose
         self.context = digest(
             json.dumps({"python": platform.python_version(), **{p: distribution_version(p) for p in packages}},
                        sort_keys=True),
@@ -139,7 +142,7 @@ class PageCache:
         """Set what ``Page.render`` sets, and register the page's anchors with autorefs again."""
         page.content, page.toc, page._title_from_render = result["content"], result["toc"], result["title"]
         page.present_anchor_ids = result["anchors"]
-        if pages_log.getEffectiveLevel() > logging.DEBUG and result["links"] is not None:
+        if result["links"] is not None and (self.links_always or pages_log.getEffectiveLevel() > logging.DEBUG):
             page.links_to_anchors = {files.get_file_from_path(src): v for src, v in result["links"].items()}
         if self.autorefs is not None:
             for args, kwargs in result["registered"]:
