@@ -117,3 +117,21 @@ def test_a_warm_verbose_properdocs_build_still_checks_anchors(throwaway):
         proc = build("properdocs", throwaway.folder, *args)
         assert proc.returncode != 0 and "does not contain an anchor '#nope'" in proc.stdout, proc.stdout
     assert "pages: 2 reused, 0 made" in proc.stdout, proc.stdout
+
+
+def test_the_page_cache_keys_on_the_version_of_the_engine_that_runs(monkeypatch, throwaway, tmp_path):
+    """Here (pytest) MkDocs runs: its version is in the key, ProperDocs' (installed, not running) is not."""
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import Files
+
+    from thunder_docs.plugins.buildcache import page_cache
+
+    throwaway.write({"docs/index.md": "# Home\n"}, plugins=("thunder-buildcache",))
+    config = load_config(str(throwaway.folder / "mkdocs.yml"))
+    before = page_cache.PageCache(tmp_path, config, Files([])).context
+    real = page_cache.distribution_version
+    for package, changes in (("mkdocs", True), ("properdocs", False)):
+        monkeypatch.setattr(page_cache, "distribution_version",
+                            lambda dist, package=package: "9.9.9" if dist == package else real(dist))
+        assert (page_cache.PageCache(tmp_path, config, Files([])).context != before) == changes, package
+        monkeypatch.undo()
