@@ -14,18 +14,15 @@ MkDocs itself may be ProperDocs, the fork by MkDocs' maintainers that keeps the 
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
-from thunder_docs.shared.versions import distribution_version
+from thunder_docs.shared.versions import distribution_version, engine_distribution
 
 
 def running(package: str) -> tuple[str, str]:
     """The distribution that provides ``package`` in this process, and its version."""
     if package == "mkdocs":
-        module = sys.modules.get("mkdocs")
-        if module is not None and module.__name__ == "properdocs":
-            return "properdocs", distribution_version("properdocs")
+        package = engine_distribution()
     return package, distribution_version(package)
 
 

@@ -37,6 +37,14 @@ def distribution_version(dist: str) -> str:
         return NOT_INSTALLED
 
 
+def engine_distribution() -> str:
+    """The distribution whose code runs as ``mkdocs``: "mkdocs", or "properdocs" when the build
+    runs on ProperDocs, which makes ``import mkdocs`` give its own package (properdocs.replacement)."""
+    import mkdocs
+
+    return mkdocs.__name__
+
+
 def _torch_version() -> str:
     """torch's full version with its build tag (2.8.0+cu128), from torch/version.py."""
     spec = find_spec("torch")

@@ -3,10 +3,10 @@
 A cached result is reused without running the work again, so what the work would have said
 (a broken link, a deprecation, nbconvert's "alternative text is missing") would be said on
 the first build only. ``Messages`` watches the work: log records of level INFO and above
-(MkDocs' loggers, which do not propagate, and the root logger), and Python warnings, which
-are shown as usual once the work is done. A result is kept only if the work said nothing,
-and only if INFO records could be seen at all: ``mkdocs build -q``, or a build in a process
-whose logging stays at WARNING, would not create them.
+(MkDocs' and ProperDocs' loggers, which do not propagate, and the root logger), and Python
+warnings, which are shown as usual once the work is done. A result is kept only if the work
+said nothing, and only if INFO records could be seen at all: ``mkdocs build -q``, or a build
+in a process whose logging stays at WARNING, would not create them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from __future__ import annotations
 import logging
 import warnings
 
-LOGGERS = ("", "mkdocs")  # the root logger, and MkDocs' (which does not propagate)
+# The root logger, MkDocs' (which does not propagate) and ProperDocs': under ProperDocs "mkdocs" is a
+# child of "properdocs", which does not propagate, and its own modules and get_plugin_logger log below it.
+LOGGERS = ("", "mkdocs", "properdocs")
 
 
 class _Handler(logging.Handler):
@@ -26,7 +28,8 @@ class _Handler(logging.Handler):
         if self.progress and record.levelno == logging.INFO and record.name == self.progress[0] \
                 and record.getMessage().startswith(self.progress[1]):
             return  # the work saying that it runs: not said when its result is reused, rightly
-        self.records.append(record)
+        if not self.records or self.records[-1] is not record:  # one record met again on a parent logger
+            self.records.append(record)
 
 
 class Messages:

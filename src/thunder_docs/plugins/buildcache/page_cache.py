@@ -12,7 +12,7 @@ What a conversion reads, and so what decides whether it is reused:
   outputs), its path and URL, every file's path, URL and inclusion (relative links are
   resolved against them), the Markdown extensions and their options, the validation settings, the
   autorefs options, the code of the diagram fence, and the versions of the packages that
-  convert;
+  convert (among them MkDocs, or ProperDocs when the build runs on it);
 - the files pymdownx.snippets included (sections ``--8<--``, the appended glossary): the
   entry records each file's hash, and an entry whose files changed is made again.
 
@@ -22,7 +22,8 @@ the page registered with autorefs. Never kept: pages with ``:::`` API entries, i
 Markdown or from an included file (mkdocstrings also fills its inventory while converting;
 thunder-refcache reuses those entries); a conversion that said anything (a log message or a
 Python warning, see messages.py), so a warning is printed on every build; and a conversion
-made with ``--verbose``, which does not collect the links MkDocs validates anchors with.
+made with ``--verbose`` on MkDocs, which then does not collect the links it validates anchors
+with (ProperDocs always collects them, so there they are kept and given back).
 """
 
 from __future__ import annotations
@@ -46,16 +47,18 @@ from mkdocs.structure.pages import log as pages_log
 
 from thunder_docs.plugins.buildcache.messages import Messages
 from thunder_docs.plugins.buildcache.wrapping import replace_attribute, wrapped
-from thunder_docs.shared.contracts import Contract, running
+from thunder_docs.shared.contracts import Contract
 from thunder_docs.shared.files import JsonStore, code_digest, digest, portable, stable
-from thunder_docs.shared.versions import distribution_version
+from thunder_docs.shared.model import folder_of
+from thunder_docs.shared.versions import distribution_version, engine_distribution
 
 CONTRACT = Contract("the page cache (thunder-buildcache pages)", {
     "mkdocs": ("1.6.1", "properdocs 1.6.7"),  # Page.render and the fields it sets; links_to_anchors skipped at DEBUG
     "pymdown-extensions": ("13.1.2",),  # SnippetPreprocessor.get_snippet_path reads every included file
     "mkdocs-autorefs": ("1.4.5",),  # a conversion's only effect on autorefs is register_anchor
 })
-PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-autorefs", "mkdocs-material",
+# With the engine (engine_distribution: MkDocs or ProperDocs, whichever runs as ``mkdocs``).
+PACKAGES = ("markdown", "pymdown-extensions", "pygments", "mkdocs-autorefs", "mkdocs-material",
             "mkdocstrings")  # mkdocstrings' extension runs on every page (headings, TOC labels, backlinks)
 API_ENTRY = re.compile(r"^\s*(#{1,6} *)?:::", re.M)  # wider than mkdocstrings' own pattern
 REPLAYED = ("content", "toc", "_title_from_render", "present_anchor_ids", "links_to_anchors")  # what Page.render sets
@@ -78,9 +81,11 @@ class PageCache:
                  root: Path | None = None):
         self.store = JsonStore(directory)
         self.autorefs = autorefs
-        self.root = root or Path(config.config_file_path).resolve().parent
+        self.root = root or folder_of(config)
+        self.engine = engine_distribution()
+        packages = (self.engine, *PACKAGES)
         self.context = digest(
-            json.dumps({"python": platform.python_version(), **{p: distribution_version(p) for p in PACKAGES}},
+            json.dumps({"python": platform.python_version(), **{p: distribution_version(p) for p in packages}},
                        sort_keys=True),
             portable(json.dumps(stable([config.markdown_extensions, config.mdx_configs, config.validation,
                                          config.use_directory_urls, autorefs.config if autorefs is not None else None]),
@@ -149,7 +154,7 @@ class PageCache:
         """Set what ``Page.render`` sets, and register the page's anchors with autorefs again."""
         page.content, page.toc, page._title_from_render = result["content"], result["toc"], result["title"]
         page.present_anchor_ids = result["anchors"]
-        skipped = LINKS_SKIPPED_AT_DEBUG[running("mkdocs")[0]] and pages_log.getEffectiveLevel() <= logging.DEBUG
+        skipped = LINKS_SKIPPED_AT_DEBUG[self.engine] and pages_log.getEffectiveLevel() <= logging.DEBUG
         if not skipped and result["links"] is not None:
             page.links_to_anchors = {files.get_file_from_path(src): v for src, v in result["links"].items()}
         if self.autorefs is not None:
