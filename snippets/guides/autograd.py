@@ -27,6 +27,10 @@ assert out.requires_grad
 # --8<-- [start:provenance]
 for i, trc in enumerate(thunder.last_traces(jfn)):
     print(i, trc.get_provenance(), sorted(str(tag) for tag in trc.tags))
+
+grad_pass = next(t for t in thunder.last_traces(jfn) if "Grad transform pass" in str(t.get_provenance()))
+assert grad_pass.tags == set()  # the grad pass's own trace: no tag
+assert TraceTag.AUGMENTED_FORWARD in thunder.last_traces(jfn)[-1].tags  # the split's forward: tagged
 # --8<-- [end:provenance]
 
 # --8<-- [start:forward]

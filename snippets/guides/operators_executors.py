@@ -52,6 +52,7 @@ assert thunder.compile_data(jf).executors_list[0].name.startswith("__ad_hoc_exec
 assert [ex.name for ex in thunder.extend.get_always_executors()] == ["torch", "python"]
 with_meta = myex.register_operator("mul_add_prim", meta=lambda a, b, c: TensorProxy(like=a), fn=mul_add_impl)
 assert with_meta.is_prim  # meta= instead of like=: a prim, recorded without subsymbols
+assert with_meta.id == "mul_add_prim"  # a prim whose id is its name, not a PrimIDs member
 # --8<-- [end:register-operator]
 
 # --8<-- [start:not-listed]

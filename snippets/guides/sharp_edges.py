@@ -146,6 +146,16 @@ from thunder.core.prims import OpTags  # noqa: E402
 
 print("is a prim:", recorded.sym.is_prim, "| tags:", recorded.sym.tags, "| subsymbols:", recorded.subsymbols)
 assert recorded.sym.is_prim and OpTags.AUTO_REGISTERED in recorded.sym.tags and recorded.subsymbols == []
+
+from thunder.core import prims  # noqa: E402
+from thunder.core.symbol import Symbol  # noqa: E402
+
+core_prims = [s for s in vars(prims).values() if isinstance(s, Symbol) and s.is_prim]
+with_enum_id = [s for s in core_prims if isinstance(s.id, prims.PrimIDs)]
+print(f"prims of thunder.core.prims: {len(core_prims)}, with a PrimIDs id: {len(with_enum_id)}"
+      f" | histc's id: {recorded.sym.id!r}")
+assert core_prims and with_enum_id == core_prims  # each prim of thunder.core.prims has an enum id
+assert isinstance(recorded.sym.id, str)  # this prim has a string id
 # --8<-- [end:auto-registered]
 
 # --8<-- [start:name-clash]
