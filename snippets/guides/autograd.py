@@ -27,6 +27,10 @@ assert out.requires_grad
 # --8<-- [start:provenance]
 for i, trc in enumerate(thunder.last_traces(jfn)):
     print(i, trc.get_provenance(), sorted(str(tag) for tag in trc.tags))
+
+grad_pass = next(t for t in thunder.last_traces(jfn) if "Grad transform pass" in str(t.get_provenance()))
+assert grad_pass.tags == set()  # the grad pass's own trace: no tag
+assert TraceTag.AUGMENTED_FORWARD in thunder.last_traces(jfn)[-1].tags  # the split's forward: tagged
 # --8<-- [end:provenance]
 
 # --8<-- [start:forward]
@@ -61,6 +65,26 @@ print("parameters:", [name for name, _ in bw.siginfo().args])
 assert TraceTag.BACKWARD in bw.tags
 assert [name for name, _ in bw.siginfo().args] == ["saved_for_backward", "cotangents"]
 assert "C0, C1, = saved_for_backward" in bw.python()  # saved tensors, saved non-tensors
+
+plumbing = {"unpack_trivial", "unpack_sequence", "clear_mutable_collection", "python_del", "python_return"}
+unpacked = next(b for b in bw.bound_symbols if b.sym.name == "unpack_sequence" and b.args[0].name == "C0")
+assert [p.name for p in unpacked.flat_proxy_outs] == [t.name for t in saved_tensors]  # the forward's names
+forward_names = {p.name for b in fw.bound_symbols for p in (*b.flat_proxy_args, *b.flat_proxy_outs)}
+read_by_backward = {p.name for b in bw.bound_symbols if b.sym.name not in plumbing for p in b.flat_proxy_args}
+assert saved_names == read_by_backward & forward_names  # saved: exactly the forward values the backward reads
+(grads,) = bw.bound_symbols[-1].args  # the return line
+assert len(grads) == 3 and grads[0] is None  # one per input of the forward: None for x
+
+
+def two_outputs(x, w1):
+    return x @ w1, x * 2  # the second output does not depend on w1
+
+
+j2 = thunder.jit(two_outputs)
+j2(x, w1)
+cotangents = thunder.last_backward_traces(j2)[-1].args[1]
+print("cotangents of two_outputs:", cotangents)
+assert len(cotangents) == 2 and isinstance(cotangents[0], TensorProxy) and cotangents[1] is None
 # --8<-- [end:backward]
 
 # --8<-- [start:tags]
@@ -73,6 +97,7 @@ print("backward, tagged BACKWARD:", tagged(bw))
 print("backward, untagged:       ", sorted({b.sym.name for b in bw.bound_symbols} - set(tagged(bw))))
 
 assert tagged(fw) == [] and "matmul" in tagged(bw)
+assert {b.sym.name for b in bw.bound_symbols} - set(tagged(bw)) == plumbing  # only these lines are untagged
 # --8<-- [end:tags]
 
 # --8<-- [start:gradients]

@@ -47,6 +47,12 @@ print("the last trace runs:", ran.sym.name, "from the", ran.sym.executor.name, "
 
 assert not torch_ex.can_execute(square) and torch_ex.can_execute(mul)
 assert ran.sym.executor is torch_ex
+assert [s.sym.name for s in square.subsymbols] == ["mul"]  # square's only subsymbol
+
+unpack = first.bound_symbols[0]  # a prim without subsymbols that torch does not execute
+print("can_fuse:", {b.sym.name: torch_ex.can_fuse(b) for b in (square, mul, unpack)})
+assert torch_ex.can_fuse(square) and torch_ex.can_fuse(mul)  # through its subsymbol; through can_execute
+assert unpack.subsymbols == [] and not torch_ex.can_fuse(unpack)  # no subsymbols: False
 # --8<-- [end:can-execute]
 
 # --8<-- [start:names]
@@ -71,7 +77,7 @@ assert impl.__qualname__ == "_div_prim_impl"
 
 with_ctx = [bsym.sym.name for bsym in trc.bound_symbols if bsym._call_ctx]
 print("bound symbols with a call context:", with_ctx)
-assert with_ctx == ["torch_div_prim_impl"]  # only the symbol registered with fn=
+assert with_ctx == ["torch_div_prim_impl"]  # in this trace, only the symbol registered with fn=
 assert sorted(trc.python_ctx()) == ["torch_div_prim_impl"]
 
 with torch.no_grad():
@@ -98,6 +104,12 @@ plain_python = {"unpack_trivial", "python_del", "python_return"}
 assert all(b.sym.executor is None and b.sym.python_impl is not None and b.sym.is_prim
            for b in last_div.bound_symbols if b.sym.name in plain_python)
 assert plain_python <= {b.sym.name for b in last_div.bound_symbols}
+
+jones = thunder.jit(lambda: torch.ones(3))  # no input, nothing to free
+jones()
+no_inputs = [b.sym.name for b in thunder.last_traces(jones)[-1].bound_symbols]
+print("a function without inputs:", no_inputs)
+assert no_inputs == ["ones", "python_return"]  # no unpack_trivial, no python_del
 # --8<-- [end:no-executor]
 
 # --8<-- [start:fusion]
@@ -141,6 +153,12 @@ ctx = trc.python_ctx()
 print(sorted(ctx))
 print(type(ctx[region.sym.name]).__name__)
 assert region.sym.name in ctx
+print("the region's own call context:", sorted(region._call_ctx))
+assert sorted(region._call_ctx) == [region.sym.name]  # a region is not registered with fn=, yet has one
+fusion_ex = region.sym.executor
+assert not fusion_ex.can_fuse(region)  # False for a region
+if device == "cpu":
+    assert all(fusion_ex.can_fuse(s) for s in region.subsymbols)  # though each of its subsymbols can be fused
 # --8<-- [end:python-ctx]
 
 # --8<-- [start:examine]
@@ -167,6 +185,13 @@ for text in (report, "---", report_abs):
 assert report.startswith("Found 3 distinct operations, of which 3 (100.0%) are supported")
 assert "sin" not in report and "add" not in report  # supported operations are counted, not listed
 assert "automatically registered" in report_abs and "absolute" in report_abs and "sin" not in report_abs
+assert "working as expected" in report  # all supported: it compiled and ran fn
+
+report_unique = examined(lambda t: torch.unique(t), a)  # torch.unique: not supported
+print("---")
+print("\n".join(line.rstrip() for line in report_unique.splitlines()))
+assert "of which 0 (0.0%) are supported" in report_unique
+assert "working as expected" not in report_unique and "compiling" not in report_unique  # it stopped there
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")

@@ -52,6 +52,7 @@ assert thunder.compile_data(jf).executors_list[0].name.startswith("__ad_hoc_exec
 assert [ex.name for ex in thunder.extend.get_always_executors()] == ["torch", "python"]
 with_meta = myex.register_operator("mul_add_prim", meta=lambda a, b, c: TensorProxy(like=a), fn=mul_add_impl)
 assert with_meta.is_prim  # meta= instead of like=: a prim, recorded without subsymbols
+assert with_meta.id == "mul_add_prim"  # a prim whose id is its name, not a PrimIDs member
 # --8<-- [end:register-operator]
 
 # --8<-- [start:not-listed]
@@ -115,12 +116,91 @@ assert calls == []  # the checker said no: the torch executor ran the multiplica
 assert "torch.mul(x, y)" in str(thunder.last_traces(jg)[-1]) and "my_mul" not in str(thunder.last_traces(jg)[-1])
 # --8<-- [end:checker-declines]
 
+# --8<-- [start:keyword-arguments]
+import inspect  # noqa: E402
+
+import torch.nn.functional as F  # noqa: E402
+
+gex = OperatorExecutor("gex")
+register_executor(gex)
+received = []  # (who, the types of its positional arguments, its keyword arguments), once each
+asked = []  # every call of the checker
+
+
+def note(who, *args, **kwargs):
+    entry = (who, tuple(type(a).__name__ for a in args), kwargs)
+    if entry not in received:
+        received.append(entry)
+
+
+def gelu_impl(a, *, approximate="none"):  # fn=: real tensors
+    note("fn=", a, approximate=approximate)
+    return F.gelu(a, approximate=approximate)
+
+
+my_gelu = gex.register_operator("my_gelu", like=ltorch.gelu, fn=gelu_impl)
+
+
+def tanh_only(a, *, approximate="none"):  # the checker: ltorch.gelu's parameters
+    note("checker", a, approximate=approximate)
+    asked.append(approximate)
+    return approximate == "tanh"
+
+
+def gelu_to_my_gelu(a, *, approximate="none"):  # the execution transform: the same parameters
+    note("execution transform", a, approximate=approximate)
+    return my_gelu(a, approximate=approximate)
+
+
+gex.register_implementation(ltorch.gelu, checker=tanh_only, execution_transform=gelu_to_my_gelu)
+
+
+def k(t):
+    return F.gelu(t, approximate="tanh") + F.gelu(t)  # the second one: the default, "none"
+
+
+jk = thunder.jit(k, executors=[gex])
+torch.testing.assert_close(jk(x), k(x))
+print("ltorch.gelu's signature:", inspect.signature(ltorch.gelu.meta))
+for bsym in thunder.last_traces(jk)[0].bound_symbols:
+    if bsym.sym.name == "gelu":
+        print("recorded: args", bsym.args, "kwargs", bsym.kwargs)
+for who, arg_types, kwargs in received:
+    print(f"{who:20} got {arg_types} and {kwargs}")
+print(thunder.last_traces(jk)[-1].python(print_depth=1).split("\n\n", 1)[1])
+
+recorded = [b for b in thunder.last_traces(jk)[0].bound_symbols if b.sym.name == "gelu"]
+assert [b.kwargs for b in recorded] == [{"approximate": "tanh"}, {"approximate": "none"}]  # the default filled in
+assert received == [
+    ("checker", ("TensorProxy",), {"approximate": "tanh"}),
+    ("execution transform", ("TensorProxy",), {"approximate": "tanh"}),
+    ("checker", ("TensorProxy",), {"approximate": "none"}),
+    ("fn=", ("Tensor",), {"approximate": "tanh"}),
+]
+assert asked.count("tanh") > 1  # asked more than once for the same line: keep a checker free of side effects
+assert "my_gelu(t, approximate='tanh')" in str(thunder.last_traces(jk)[-1])
+assert "torch.nn.functional.gelu(t, approximate='none')" in str(thunder.last_traces(jk)[-1])
+
+# A parameter that can be positional arrives positionally, even when the call names it:
+jl = thunder.jit(lambda t: F.leaky_relu(t, negative_slope=0.2))
+torch.testing.assert_close(jl(x), F.leaky_relu(x, negative_slope=0.2))
+leaky = next(b for b in thunder.last_traces(jl)[0].bound_symbols if b.sym.name == "leaky_relu")
+print("ltorch.leaky_relu's signature:", inspect.signature(ltorch.leaky_relu.meta))
+print("F.leaky_relu(t, negative_slope=0.2) recorded: args", leaky.args, "kwargs", leaky.kwargs)
+assert leaky.args[1:] == (0.2, False) and leaky.kwargs == {}
+# --8<-- [end:keyword-arguments]
+
 # --8<-- [start:grad-transform]
 xr, yr = x.clone().requires_grad_(), y.clone().requires_grad_()
 with_rule = thunder.jit(g, executors=[myex])  # no grad transform yet: Thunder's rule for mul
 with_rule(xr, yr).sum().backward()
 rule_backward = thunder.last_backward_traces(with_rule)[-1]
 assert sum(b.sym.name == "my_mul" for b in rule_backward.bound_symbols) == 3
+
+from thunder.core.prims import PrimIDs  # noqa: E402
+from thunder.core.transforms import _grad_fn_map  # noqa: E402
+
+assert ltorch.mul.id not in _grad_fn_map and PrimIDs.MUL in _grad_fn_map  # no rule for ltorch.mul; one for prims.mul
 
 
 def mul_grads_impl(g, a, b):  # both gradients of a * b in one call
