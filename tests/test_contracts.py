@@ -188,6 +188,19 @@ def test_mkdocs_jupyter_looks_up_its_converters_at_call_time_and_logs_each_conve
     assert callable(exporter_options.image_dependencies_valid)
 
 
+def test_mkdocs_jupyter_converts_from_the_path_thunder_exec_hands_it_in_on_pre_page():
+    """thunder-exec points ``page.file.abs_src_path`` at the executed copy (same file name) in its
+    on_pre_page, at a higher priority: mkdocs-jupyter reads that path there, and matches its
+    include patterns against it."""
+    import mkdocs_jupyter.plugin as plugin
+
+    from thunder_docs.plugins.exec.plugin import ExecPlugin
+
+    source = ast.unparse(tree_of(plugin.Plugin.on_pre_page))
+    assert "page.file.abs_src_path" in source and ".match(" in source
+    assert getattr(plugin.Plugin.on_pre_page, "mkdocs_priority", 0) < ExecPlugin.on_pre_page.mkdocs_priority
+
+
 # -- mkdocstrings and autorefs ------------------------------------------------------------------------
 def test_mkdocstrings_reads_the_headings_with_get_headings_after_each_block():
     from mkdocstrings._internal import extension

@@ -101,6 +101,9 @@ class ExecPlugin(BasePlugin[ExecConfig]):
         return files
 
     # -- rendering -----------------------------------------------------------------------
+    # Before mkdocs-jupyter's on_pre_page, which reads the path it converts from (and matches its
+    # include patterns against that path's name, which the executed copy keeps).
+    @event_priority(100)
     def on_pre_page(self, page: MkDocsPage, config: MkDocsConfig, files: Files) -> MkDocsPage:
         """Hand mkdocs-jupyter the executed copy of a notebook (downloads keep the stored one)."""
         if copy := self.site.executed_notebooks.get(page.file.src_uri):
