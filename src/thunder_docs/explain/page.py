@@ -1,0 +1,135 @@
+"""The explorer's page: one self-contained HTML file (styles and script inline, no request to any host).
+
+Trace blocks are marked up by the site's own code (``plugins/traces/plugin.py``: ``mark_output``),
+so they carry the site's DOM (``.tl``, ``.tp[data-proxy]``, ``data-def``, ``<code data-traces>``)
+and the site's script (``thunder-traces.js``) makes them interactive as on the site: a name's
+definition and uses, tooltips with the annotation, folding, backward to forward, the pass
+stepper, and the user's source lines linked both ways.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from thunder_docs.explain.report import Block, Compilation, Function, Report
+from thunder_docs.plugins.traces.plugin import ASSETS
+from thunder_docs.plugins.traces.plugin import Block as TraceBlock
+from thunder_docs.plugins.traces.plugin import mark_output, source_id
+from thunder_docs.shared.html_tree import tree, wrap
+
+STYLE = Path(__file__).parent / "explain.css"
+SCHEME = """(() => {
+  const root = document.body, saved = localStorage.getItem("thunder-explain-scheme");
+  const dark = saved ? saved === "slate" : matchMedia("(prefers-color-scheme: dark)").matches;
+  root.dataset.mdColorScheme = dark ? "slate" : "default";
+  document.getElementById("scheme").addEventListener("click", () => {
+    root.dataset.mdColorScheme = root.dataset.mdColorScheme === "slate" ? "default" : "slate";
+    localStorage.setItem("thunder-explain-scheme", root.dataset.mdColorScheme);
+  });
+})();"""
+
+
+class _Stepper:
+    """What ``mark_output`` asks of an include: its options (``stepper`` turns the stepper on)."""
+
+    options = {"stepper": ""}
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def trace_block(block: Block, anchors: set[str]) -> str:
+    body = "<code>" + _e(block.text) + "</code>"
+    marked = mark_output("<pre>", body, TraceBlock(_Stepper() if block.stepper else None, block.text,
+                                                    block.trace_map), anchors)
+    tag, content = marked if marked is not None else ("<pre>", body)
+    return (f'<figure class="trace"><figcaption>{_e(block.title)}</figcaption>'
+            f'<div class="highlight exec-output">{tag}{content}</pre></div></figure>')
+
+
+def source_block(path: str, text: str, used: set[str]) -> tuple[str, set[str]]:
+    """A user's file with an id on each line a trace points to (as the site's code blocks)."""
+    lines = text.rstrip("\n").split("\n")
+    root = tree("<code>" + _e("\n".join(lines)) + "</code>")
+    code = root.children[0]
+    anchors, start = set(), 0
+    for number, line in enumerate(lines, start=1):
+        source = f"{path}:{number}"
+        if source in used and line:
+            ident = source_id(path, number)
+            wrap(code, start, start + len(line) - 1, '<span class="sl-line">', "</span>")
+            wrap(code, start, start + len(line) - 1, f'<span class="sl" id="{ident}" data-src="{_e(source)}">',
+                 "</span>")
+            anchors.add(ident)
+        start += len(line) + 1
+    return (f'<figure class="source"><figcaption>{_e(path)}</figcaption>'
+            f'<div class="highlight"><pre>{root.html()}</pre></div></figure>'), anchors
+
+
+def _table(head: list[str], rows: list[list[object]]) -> str:
+    cells = "".join(f"<th scope=\"col\">{_e(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<div class="table"><table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def summary(report: Report) -> str:
+    rows = [[f.title, f.calls, f.hits, f.misses, len(f.compilations)] for f in report.functions]
+    parts = sum(len(g.parts) for g in report.graphs)
+    lines = [f"<p>{len(report.functions)} compiled functions, {report.compilations} compilations"
+             + (f", {len(report.graphs)} ThunderFX graphs in {parts} parts" if report.graphs else "") + ".</p>",
+             _table(["function", "calls", "cache hits", "cache misses", "compilations"], rows)]
+    for graph in report.graphs:
+        lines.append(f"<h3>ThunderFX graph {graph.index}: {graph.nodes} operations, "
+                     f"{len(graph.parts)} parts</h3>")
+        lines.append(_table(["part", "runs on"], [[p.name, p.runs_on] for p in graph.parts]))
+        if graph.reasons:
+            lines.append(_table(["split reason", "what", "exception"], [list(r) for r in graph.reasons]))
+    return "\n".join(lines)
+
+
+def compilation(c: Compilation, number: int, anchors: set[str]) -> str:
+    out = [f"<h3>Compilation {number}</h3>"]
+    out += [trace_block(b, anchors) for b in c.blocks]
+    for which, rows in c.executed.items():
+        out.append(f"<h4>Who runs each line of the {which} trace</h4>")
+        out.append(_table(["outputs", "symbol", "executor", "fusion members"],
+                          [[r.outputs, r.symbol, r.executor or "(none: Python)", ", ".join(r.members)] for r in rows]))
+    if c.passes:
+        out.append("<h4>Passes and their time</h4>")
+        out.append(_table(["trace list", "pass", "milliseconds"],
+                          [[w, p, "" if ms is None else ms] for w, p, ms in c.passes]))
+    return "\n".join(out)
+
+
+def function(f: Function, index: int, anchors: set[str]) -> str:
+    head = f'<h2 id="f{index}">{_e(f.title)}</h2><p>{f.calls} calls, {f.hits} cache hits, {f.misses} misses.</p>'
+    return head + "\n".join(compilation(c, k + 1, anchors) for k, c in enumerate(f.compilations))
+
+
+def page(report: Report, error: str | None) -> str:
+    used = {line.source for f in report.functions for c in f.compilations for b in c.blocks
+            for line in b.trace_map.lines if line.source}
+    sources, anchors = [], set()
+    for path, text in report.sources.items():
+        block, found = source_block(path, text, used)
+        sources.append(block)
+        anchors |= found
+    body = [f"<h1>thunder-explain: {_e(report.script)}</h1>"]
+    if error:
+        body.append(f'<div class="error" role="alert"><p>The script raised; the page shows what was compiled '
+                    f'before.</p><pre>{_e(error)}</pre></div>')
+    body += ["<h2>Summary</h2>", summary(report)]
+    body += [function(f, k + 1, anchors) for k, f in enumerate(report.functions)]
+    if sources:
+        body += ["<h2>Your source</h2><p>The lines of your files that traces point to. Hover a line to light up "
+                 "the trace lines it made.</p>", *sources]
+    css = STYLE.read_text(encoding="utf-8") + (ASSETS / "thunder-traces.css").read_text(encoding="utf-8")
+    script = (ASSETS / "thunder-traces.js").read_text(encoding="utf-8")
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>thunder-explain: {_e(report.script)}</title><style>{css}</style></head>"
+            f'<body data-md-color-scheme="default"><header><button id="scheme" type="button">Switch colour scheme'
+            f'</button></header><main class="md-typeset">{"".join(body)}</main>'
+            f"<script>{SCHEME}</script><script>{script}</script></body></html>\n")

@@ -1,0 +1,196 @@
+"""What the explorer page shows, read from the objects a run left: functions, compilations, traces.
+
+Each trace is printed as ``print(trc)`` prints it, under the site's capture (``page/capture.py``),
+so every printed line keeps the bound symbol it came from: the names it defines and reads, its
+symbol, executor and source line. One capture serves a whole run, so the traces of one
+compilation share a scope, as on the site. Timings come from each trace's provenance
+("Dead Code Elimination (took 3 milliseconds)"); executors from each bound symbol of the
+traces that run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from thunder_docs.explain.collect import Collected
+from thunder_docs.page.capture import Recorder
+from thunder_docs.page.normalize import normalize
+from thunder_docs.shared.trace_map import TraceMap
+
+TOOK = re.compile(r"\s*\(took (\d+) milliseconds\)\s*$")
+
+
+@dataclass
+class Block:
+    """One printed trace: its title, the text as shown, and the map of its lines."""
+
+    title: str
+    text: str
+    trace_map: TraceMap
+    stepper: bool = False  # the block carries the pass stepper of its list of traces
+
+
+@dataclass
+class Executed:
+    """A line of a trace that runs: what it calls, the executor that runs it, a fusion's members."""
+
+    outputs: str
+    symbol: str
+    executor: str
+    members: tuple[str, ...] = ()
+
+
+@dataclass
+class Compilation:
+    blocks: list[Block]
+    passes: list[tuple[str, str, int | None]]  # (which list, pass, milliseconds)
+    executed: dict[str, list[Executed]]  # "computation", "backward": their lines
+
+
+@dataclass
+class Function:
+    title: str
+    calls: int
+    hits: int
+    misses: int
+    compilations: list[Compilation]
+
+
+@dataclass
+class Part:
+    name: str  # thunder_0, inductor_1
+    runs_on: str  # "Thunder" or "fallback (torch.compile's Inductor)"
+
+
+@dataclass
+class Graph:
+    """One FX graph ThunderFX got from TorchDynamo: how it was split, and why."""
+
+    index: int
+    nodes: int
+    parts: list[Part]
+    reasons: list[tuple[str, str, str]]  # (type, info, exception)
+
+
+@dataclass
+class Report:
+    script: str
+    functions: list[Function] = field(default_factory=list)
+    graphs: list[Graph] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # the user's files the traces point to
+
+    @property
+    def compilations(self) -> int:
+        return sum(len(f.compilations) for f in self.functions)
+
+
+class _Printer:
+    """Prints traces into a buffer under one Recorder (so scopes hold across the whole run)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.buffer = bytearray()
+        self.recorder = Recorder(root, printed=lambda: len(self.buffer))
+        self.recorder.install()
+
+    def block(self, title: str, trc: Any, walk: list | None = None) -> Block:
+        self.recorder.start()
+        self.buffer = bytearray()
+        text = str(trc)
+        self.buffer += text.encode()
+        if walk is not None and len(walk) > 1:
+            self.recorder.lists = [walk]
+        trace_map = self.recorder.finish(bytes(self.buffer))
+        return Block(title, normalize(text, self.root).rstrip("\n"), trace_map, stepper=bool(trace_map.walks))
+
+
+def _passes(which: str, traces: list) -> list[tuple[str, str, int | None]]:
+    found = []
+    for trc in traces:
+        provenance = trc.get_provenance()
+        if provenance is None:
+            continue
+        match = TOOK.search(provenance.pss)
+        found.append((which, TOOK.sub("", provenance.pss), int(match.group(1)) if match else None))
+    return found
+
+
+def _executed(trc: Any) -> list[Executed]:
+    rows = []
+    for bsym in trc.bound_symbols:
+        sym = bsym.sym
+        outputs = ", ".join(p.name for p in bsym.flat_proxy_outs) or "-"
+        executor = getattr(sym.executor, "name", "") if sym.executor is not None else ""
+        members = tuple(sub.sym.name for sub in bsym.subsymbols) if getattr(sym, "is_fusion", False) else ()
+        rows.append(Executed(outputs, str(sym.id) if not isinstance(sym.id, str) else sym.id, executor, members))
+    return rows
+
+
+def _compilation(printer: _Printer, entry: Any, number: int) -> Compilation:
+    blocks = []
+    lists = (("prologue", entry.prologue_traces), ("computation", entry.computation_traces),
+             ("epilogue", entry.epilogue_traces), ("backward", entry.backward_traces))
+    for which, traces in lists:
+        if traces:
+            title = f"compilation {number}: the {which} trace that runs (last of {len(traces)})"
+            blocks.append(printer.block(title, traces[-1], walk=traces if which == "computation" else None))
+    passes = [p for which, traces in lists if traces for p in _passes(which, traces)]
+    executed = {which: _executed(traces[-1]) for which, traces in lists if traces and which in ("computation", "backward")}
+    return Compilation(blocks, passes, executed)
+
+
+def _function(printer: _Printer, title: str, jfn: Any) -> Function:
+    import thunder
+
+    stats = thunder.compile_stats(jfn)
+    compilations = [_compilation(printer, entry, k + 1) for k, entry in enumerate(stats.interpreter_cache)]
+    return Function(title, stats.calls, stats.cache_hits, stats.cache_misses, compilations)
+
+
+def _graphs(collected: Collected) -> tuple[list[Graph], list[tuple[str, Any]]]:
+    """Each FX graph of each ThunderFX backend, and its Thunder parts' functions with their titles."""
+    graphs, parts = [], []
+    for backend in collected.backends:
+        for info in backend.subgraph_infos:
+            index = len(graphs) + 1
+            split = info.split_graph_module
+            children = [name for name, _ in split.named_children()] if split is not None else []
+            graph_parts = [Part(name, "Thunder" if name.startswith("thunder") else "fallback (torch.compile's Inductor)")
+                           for name in children]
+            reasons = [(r.reason_type.name, r.info or "", r.exception or "") for r in info.split_reasons or ()]
+            nodes = sum(1 for n in info.original_graph_module.graph.nodes if n.op == "call_function")
+            graphs.append(Graph(index, nodes, graph_parts, reasons))
+            thunder_names = [p.name for p in graph_parts if p.runs_on == "Thunder"]
+            for k, fn in enumerate(info.thunder_compiled_fns or ()):
+                name = thunder_names[k] if k < len(thunder_names) else f"thunder part {k}"
+                parts.append((f"ThunderFX graph {index}, part {name}", fn))
+    return graphs, parts
+
+
+def build(collected: Collected, root: Path, script: str, progress=lambda message: None) -> Report:
+    """The report of a run, from what ``collect.collecting`` noted."""
+    printer = _Printer(root)
+    report = Report(script)
+    fx_parts = collected.fx_parts()
+    report.graphs, parts = _graphs(collected)
+    work = [(f"{c.name} (thunder.jit)", c.jfn) for c in collected.functions if id(c.jfn) not in fx_parts] + parts
+    for title, jfn in work:
+        progress(f"reading the traces of {title}")
+        report.functions.append(_function(printer, title, jfn))
+    report.sources = _sources(report, root)
+    return report
+
+
+def _sources(report: Report, root: Path) -> dict[str, str]:
+    """The user's files that trace lines point to (inside the current folder, not in a package)."""
+    paths = sorted({line.source.rpartition(":")[0] for f in report.functions for c in f.compilations
+                    for b in c.blocks for line in b.trace_map.lines if line.source})
+    found = {}
+    for path in paths:
+        full = (root / path).resolve()
+        if full.is_file() and full.is_relative_to(root) and "site-packages" not in full.parts:
+            found[path] = full.read_text(encoding="utf-8", errors="replace")
+    return found
