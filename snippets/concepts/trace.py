@@ -110,6 +110,7 @@ print("bound_symbols:           ", copy.bound_symbols)
 print("provenance:              ", copy.get_provenance())
 
 assert copy.names is last.names and copy.name_ctr == last.name_ctr
+assert len({id(trc) for trc in traces}) == len(traces) - 1 and traces[5] is traces[4]  # new objects but one
 assert copy.bound_symbols == [] and copy.get_provenance() is None
 
 # The idiom of every pass: fill the copy, then say who made it.
