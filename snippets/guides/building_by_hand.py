@@ -197,6 +197,18 @@ print("inputs of trc_u that a line makes:", [p.name for p in (x, y) if p in prod
 assert producers(trc_u)[x].sym is prims.unpack_trivial and producers(trc_u)[x].output is x
 assert sorted(names_before) == ["t0", "t1", "x", "y"]  # the unpack lines took no name
 assert sorted(trc_u.names - names_before) == ["t2", "t3"]  # re-running the add in a copy that shares names
+
+trc_w, x, y = start_checked_trace()
+with tracectx(trc_w):
+    wrong = TensorProxy(like=x)  # shape (3, 3), but x + y has shape (3, 3, 3)
+    trc_w.bound_symbols.append(ltorch.add.bind(x, y, output=wrong))  # bind does not check it
+    prims.python_return(wrong)
+try:
+    check_trace(trc_w)
+except AssertionError as error:
+    shape_error = str(error)
+    print("AssertionError:", shape_error.splitlines()[0])
+assert "recomputes to (3, 3, 3) incorrectly" in shape_error
 # --8<-- [end:unpack]
 
 # --8<-- [start:del]
