@@ -178,6 +178,32 @@ for i in range(1, len(snap_traces)):
 assert shared[:3] == [4, 5, 0]  # traces[1] and traces[2] reuse; DCE, traces[3], makes new ones
 assert snap_traces[3].bound_symbols[3] is not seen["mul"] and snap_traces[3].bound_symbols[3].subsymbols == seen["mul"].subsymbols
 
+# What did Delete Last Used, traces[4], get? Its input is not listed: record it while compiling.
+import thunder.executors.passes as passes
+
+inputs_of_del = []
+original_del_last_used = passes.del_last_used
+
+
+def recording_del_last_used(trace, *args, **kwargs):
+    inputs_of_del.append(trace)
+    return original_del_last_used(trace, *args, **kwargs)
+
+
+passes.del_last_used = recording_del_last_used
+try:
+    jrec = thunder.jit(fn)
+    jrec(x, y)
+finally:
+    passes.del_last_used = original_del_last_used
+given, made = inputs_of_del[0], thunder.last_traces(jrec)[4]
+new_lines = [b for b in made.bound_symbols if not any(b is a for a in given.bound_symbols)]
+print("Delete Last Used was given the trace of:", pass_name(given))
+print("its new bound symbols:", [b.sym.name for b in new_lines])
+assert pass_name(given) == "Transform for execution" and given not in thunder.last_traces(jrec)
+assert all(any(a is b for b in made.bound_symbols) for a in given.bound_symbols)  # it reuses every one
+assert [b.sym.name for b in new_lines] == ["python_del"]  # only the del line is new
+
 from thunder.core import prims
 from thunder.core.trace import from_trace, tracectx
 

@@ -52,6 +52,16 @@ for bsym in last.bound_symbols:
 assert add.python(indent=0, print_depth=-1) == repr(add).splitlines()
 assert len(add.python(indent=0, print_depth=1)) == 1  # no header: one line
 assert all(len(bsym.python(indent=0, print_depth=1)) == 1 for bsym in last.bound_symbols)
+
+jgrad = thunder.jit(fn)
+jgrad(x.clone().requires_grad_(), y)  # an input that requires grad: Thunder also makes a backward trace
+backward = thunder.last_backward_traces(jgrad)[-1]
+unpack = next(bsym for bsym in backward.bound_symbols if bsym.sym.name == "unpack_sequence")
+print()
+print("in the backward trace:", unpack.sym.name, "header:", repr(unpack.header))
+for line in unpack.python(indent=0, print_depth=1):
+    print(" ", line)
+assert not unpack.header and len(unpack.python(indent=0, print_depth=1)) == 2  # its printer's two lines
 # --8<-- [end:lines]
 
 # --8<-- [start:flat]
@@ -77,20 +87,21 @@ print("add.from_bsym() == add:", copy_add == add, "| kwargs:", add.kwargs)
 print("mul.from_bsym() == mul:", copy_mul == mul, "| kwargs:", mul.kwargs)
 
 tagged_twin = add.from_bsym(tags={BoundSymbolTag.BACKWARD})
-print("rhs.backward:", add.rhs.backward, "| tagged BACKWARD:", tagged_twin.rhs.backward)
+tagged_sub = add.subsymbols[1].from_bsym(tags={BoundSymbolTag.BACKWARD})
+inner_tag = add.from_bsym(subsymbols=(add.subsymbols[0], tagged_sub))  # only a subsymbol is tagged
+print("rhs.backward:", add.rhs.backward, "| tagged BACKWARD:", tagged_twin.rhs.backward,
+      "| a subsymbol tagged:", inner_tag.rhs.backward)
 
 assert twin.rhs == add.rhs
 assert copy_add != add and copy_mul == mul  # == is False for every bound symbol with kwargs
 assert add == add  # ...except the very same object
 assert tagged_twin.rhs != add.rhs and tagged_twin.rhs.backward is True
+assert BoundSymbolTag.BACKWARD not in inner_tag.tags and inner_tag.rhs.backward is True
 # --8<-- [end:rhs]
 
 # --8<-- [start:tags]
 print("tags in the forward trace:", [bsym.tags for bsym in last.bound_symbols])
 
-jgrad = thunder.jit(fn)
-jgrad(x.clone().requires_grad_(), y)  # a tensor that requires grad: Thunder also makes a backward trace
-backward = thunder.last_backward_traces(jgrad)[-1]
 tagged = [bsym.sym.name for bsym in backward.bound_symbols if BoundSymbolTag.BACKWARD in bsym.tags]
 print("tagged BACKWARD in the backward trace:", tagged)
 
@@ -156,6 +167,8 @@ swapped = mul.from_bsym_swap_proxies({variableify(z): y_proxy})
 print(swapped)
 
 assert swapped.args[0] is y_proxy and swapped.subsymbols[0].args[0] is y_proxy
+assert mul.from_bsym_swap_proxies({}) is mul  # an empty map: no copy, the same object
+print("from_bsym_swap_proxies({}) is mul:", mul.from_bsym_swap_proxies({}) is mul)
 assert hash(variableify(z)) == hash(z.name)
 # --8<-- [end:swap]
 

@@ -48,6 +48,73 @@ assert _infer_name_postfix_from_provenance(first.args[2].history) == "_fc_weight
 assert "'_modules'" in str(first.args[2].history) and "'_parameters'" in str(first.args[2].history)
 # --8<-- [end:parameters]
 
+# --8<-- [start:whole-prologue]
+prologues = thunder.last_prologue_traces(tmodel)
+print(prologues[0])
+
+checks_first = [b for b in prologues[0].bound_symbols if b.sym.name == "check_tensor_shape_and_metadata"]
+assert [b.args[0].name for b in checks_first] == ["x", "t_fc_weight", "t_fc_bias"]
+assert [b.args[-1] for b in checks_first] == [False, True, True]  # requires_grad: the parameters do
+# --8<-- [end:whole-prologue]
+
+# --8<-- [start:last-prologue]
+print(prologues[-1].get_provenance())
+for bsym in prologues[-1].bound_symbols:
+    if bsym.sym.name.startswith("check_tensor"):
+        print(f"{bsym.python(indent=0, print_depth=1)[0]:70} executor: {bsym.sym.executor.name}")
+
+checks_last = [b for b in prologues[-1].bound_symbols if b.sym.name.startswith("check_tensor")]
+assert [b.sym.name for b in checks_last] == ["check_tensor_metadata"] * 3
+assert [b.args[0].name for b in checks_last] == ["x", "t_fc_weight", "t_fc_bias"]
+assert all(b.sym.executor.name == "python" for b in checks_last)
+assert prologues[-1].get_provenance().pss.startswith("Transform for execution")
+# --8<-- [end:last-prologue]
+
+# --8<-- [start:order]
+def computation_parameters(module, *args, **kwargs):
+    """The parameter names of the computation trace that a call of the jitted module runs."""
+    jitted = thunder.jit(module)
+    jitted(*args, **kwargs)
+    return [name for name, _ in thunder.last_traces(jitted)[-1].siginfo().args]
+
+
+class Mixed(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.zeta = torch.nn.Parameter(torch.ones(2))  # registered first, named last
+        self.register_buffer("mid", torch.ones(2))
+        self.layers = torch.nn.ModuleList([torch.nn.Linear(2, 2) for _ in range(11)])
+        self.alpha = torch.nn.Parameter(torch.ones(2))
+
+    def forward(self, b, a, *, zz, aa):
+        h = a * self.zeta
+        for i in reversed(range(11)):  # used from the last layer to the first
+            h = self.layers[i](h)
+        return h * self.alpha + self.mid + b + zz + aa
+
+
+def state_key(name):
+    """Compare a dotted name component by component: numbers as numbers, names as text."""
+    return [(0, int(part), "") if part.isnumeric() else (1, 0, part) for part in name.split(".")]
+
+
+ones = torch.ones(1, 2)
+modules = {
+    "Model": (model, (x,), {}),
+    "Sequential of 11 Linear": (torch.nn.Sequential(*[torch.nn.Linear(2, 2) for _ in range(11)]), (ones,), {}),
+    "Mixed": (Mixed(), (ones, ones), {"zz": ones, "aa": ones}),
+}
+for label, (module, args, kwargs) in modules.items():
+    names_in_order = computation_parameters(module, *args, **kwargs)
+    print(f"{label}:", names_in_order)
+    state = [n for n, _ in [*module.named_parameters(), *module.named_buffers()]]
+    n_args = len(args) + len(kwargs)
+    expected = ["t_" + n.replace(".", "_") for n in sorted(state, key=state_key)]
+    assert names_in_order[n_args:] == expected, label  # the module's tensors: sorted by dotted name
+assert names_in_order[:4] == ["b", "a", "aa", "zz"]  # positional by position, then keywords by name
+assert computation_parameters(Mixed(), ones, ones, aa=ones, zz=ones)[:4] == ["b", "a", "aa", "zz"]
+# --8<-- [end:order]
+
 # --8<-- [start:thunder-module]
 print(type(tmodel).__name__, "| an nn.Module:", isinstance(tmodel, torch.nn.Module))
 print("parameters:", [name for name, _ in tmodel.named_parameters()])

@@ -161,3 +161,49 @@ with tracectx(first):
 print("disambiguated:", free.name)
 assert free.name == "z_0"
 # --8<-- [end:mistake-name]
+
+# --8<-- [start:shared-name]
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(2, 2, bias=False)
+
+    def forward(self, x, t_fc_weight):  # an argument named like the parameter fc.weight's proxy
+        return self.fc(x) + t_fc_weight
+
+
+import contextlib
+import io
+
+shown = io.StringIO()  # Thunder prints the program it could not compile
+try:
+    with contextlib.redirect_stdout(shown):
+        thunder.jit(Scaled())(torch.ones(1, 2), torch.ones(2, 2))
+except SyntaxError as e:
+    error = e
+signature = next(line for line in shown.getvalue().splitlines() if line.startswith("def computation"))
+print(signature)
+print(f"{type(error).__name__}: {error.msg}")
+
+assert error.msg == "duplicate argument 't_fc_weight' in function definition"  # two proxies, one name
+
+
+class Keyword(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(2, 2, bias=False)
+
+    def forward(self, x, *, fc_weight):  # passed as a keyword, it is named t_fc_weight too
+        return self.fc(x) + fc_weight
+
+
+keyword = Keyword()
+jkeyword = thunder.jit(keyword)
+x_in, w_in = torch.ones(1, 2), torch.full((2, 2), 10.0)
+wrong = jkeyword(x_in, fc_weight=w_in)
+parameters = [name for name, _ in thunder.last_traces(jkeyword)[-1].siginfo().args]
+print("x and fc.weight and fc_weight=, as the computation's parameters:", parameters)
+print("the same result as eager PyTorch:", torch.allclose(wrong, keyword(x_in, fc_weight=w_in)))
+assert len(parameters) == 2  # three tensors in, two parameters: one of the two t_fc_weight is lost
+assert not torch.allclose(wrong, keyword(x_in, fc_weight=w_in))  # silently wrong
+# --8<-- [end:shared-name]

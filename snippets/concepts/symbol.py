@@ -51,27 +51,77 @@ assert prims.add.id is prims.PrimIDs.ADD and prims.add.is_prim
 assert torch_executor.opmap["add"].id == "add" and torch_executor.opmap["add"].executor is torch_executor
 assert first_add.sym is ltorch.add and first_add.subsymbols[1].sym is prims.add
 assert last_add.sym is torch_executor.opmap["add"] and last_add.subsymbols[0].sym is ltorch.add
+
+
+def every_bsym(bsyms):
+    for bsym in bsyms:
+        yield bsym
+        yield from every_bsym(bsym.subsymbols)
+
+
+ltorch_adds = [b for trc in traces for b in every_bsym(trc.bound_symbols) if b.sym.id == "torch.add"]
+assert len(ltorch_adds) > 1 and all(b.sym is ltorch.add for b in ltorch_adds)  # one Symbol object
 # --8<-- [end:three-kinds]
 
 # --8<-- [start:spellings]
-def recorded(f):
-    """The symbols of the operations the interpreter records for f(tensor)."""
+def recorded(f, *inputs):
+    """The symbols of the operations the interpreter records for f(*inputs)."""
     jf = thunder.jit(f)
-    jf(torch.ones(2))
-    return [bsym.sym for bsym in thunder.last_traces(jf)[0].bound_symbols[1:-1]]
+    jf(*inputs)
+    return [bsym.sym for bsym in thunder.last_traces(jf)[0].bound_symbols[len(inputs):-1]]
 
 
+a, b = torch.ones(2), torch.full((2,), 2.0)
 spellings = {
-    "x.sin()": recorded(lambda x: x.sin()),
-    "torch.sin(x)": recorded(lambda x: torch.sin(x)),
-    "torch.Tensor.sin(x)": recorded(lambda x: torch.Tensor.sin(x)),
+    "x.sin()": recorded(lambda x: x.sin(), a),
+    "torch.sin(x)": recorded(lambda x: torch.sin(x), a),
+    "torch.Tensor.sin(x)": recorded(lambda x: torch.Tensor.sin(x), a),
+    "x * y": recorded(lambda x, y: x * y, a, b),
+    "torch.mul(x, y)": recorded(lambda x, y: torch.mul(x, y), a, b),
+    "torch.multiply(x, y)": recorded(lambda x, y: torch.multiply(x, y), a, b),
+    "x / y": recorded(lambda x, y: x / y, a, b),
+    "torch.div(x, y)": recorded(lambda x, y: torch.div(x, y), a, b),
+    "x - y": recorded(lambda x, y: x - y, a, b),
+    "torch.subtract(x, y)": recorded(lambda x, y: torch.subtract(x, y), a, b),
 }
 for spelling, syms in spellings.items():
-    print(f"{spelling:20}", [(sym.name, sym.id) for sym in syms])
+    print(f"{spelling:21}", [(sym.name, sym.id) for sym in syms])
 
-assert all(syms == [ltorch.sin] for syms in spellings.values())  # one symbol, id "torch.sin"
+sin_spellings = ["x.sin()", "torch.sin(x)", "torch.Tensor.sin(x)"]
+assert all(spellings[s] == [ltorch.sin] for s in sin_spellings)  # one symbol, id "torch.sin"
 assert ltorch.sin.id == "torch.sin"
+assert spellings["x * y"] == spellings["torch.mul(x, y)"] == [ltorch.mul]
+(multiply,) = spellings["torch.multiply(x, y)"]
+assert multiply is not ltorch.mul and multiply.id == "torch.multiply" != ltorch.mul.id  # an alias, its own id
+assert spellings["x / y"][0].id == "torch.true_divide" != spellings["torch.div(x, y)"][0].id == "torch.div"
+assert spellings["x - y"][0].id == "torch.sub" != spellings["torch.subtract(x, y)"][0].id
 # --8<-- [end:spellings]
+
+# --8<-- [start:find]
+import inspect
+
+# 1. Record a call and read the symbol off its line.
+jgelu = thunder.jit(lambda x: torch.nn.functional.gelu(x, approximate="tanh"))
+jgelu(a)
+gelu_line = thunder.last_traces(jgelu)[0].bound_symbols[1]
+gelu = gelu_line.sym
+print("line:     ", gelu_line.python(indent=0, print_depth=1)[0])
+print("symbol:   ", gelu.name, "| id:", gelu.id, "| module:", gelu.module.__name__)
+# 2. Its signature is its meta function's, which bind checks arguments against.
+print("signature:", inspect.signature(gelu.meta))
+# 3. Thunder's definitions of PyTorch operations are Symbol attributes of thunder.torch.
+ltorch_symbols = {name for name, value in vars(ltorch).items() if isinstance(value, Symbol)}
+print(len(ltorch_symbols), "symbols in thunder.torch, among them",
+      sorted(ltorch_symbols & {"clamp", "gelu", "matmul", "relu", "where"}))
+softmax_syms = recorded(lambda x: torch.softmax(x, 0), a)
+print("ltorch.softmax is a", type(ltorch.softmax).__name__, "| torch.softmax records", [(s.name, s.id) for s in softmax_syms])
+
+assert gelu is ltorch.gelu and gelu.id == "torch.nn.functional.gelu"
+assert gelu_line.args == (gelu_line.args[0],) and gelu_line.kwargs == {"approximate": "tanh"}
+assert "approximate" in inspect.signature(gelu.meta).parameters
+assert {"clamp", "gelu", "matmul", "relu", "where"} <= ltorch_symbols
+assert not isinstance(ltorch.softmax, Symbol) and softmax_syms == [ltorch._softmax]
+# --8<-- [end:find]
 
 # --8<-- [start:fields]
 import inspect
@@ -122,6 +172,7 @@ with tracectx(trc):
 print([f"{bsym.sym.module.__name__}.{bsym.sym.name}" for bsym in trc.bound_symbols])
 
 assert not isinstance(clang.add, Symbol)
+assert not any(isinstance(value, Symbol) for value in vars(clang).values())  # clang defines no symbol
 assert all(bsym.sym.module is prims for bsym in trc.bound_symbols)
 # --8<-- [end:clang]
 

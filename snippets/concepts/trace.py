@@ -36,8 +36,13 @@ print("provenance:   ", first.get_provenance())
 print("tags:         ", first.tags)
 
 assert isinstance(first, TraceCtx) and all(trc.fn is None for trc in traces)
+prologue = thunder.last_prologue_traces(jfn)[0]
+print("prologue fn:  ", prologue.fn.__name__)
+assert prologue.fn is fn  # the prologue's trace does hold the function
 assert [p.name for p in first.args] == ["x", "y"] and first.kwargs == {}
 assert first.get_provenance() is None and first.tags == set()
+assert all(p.name in trc.names for trc in traces for bsym in trc.bound_symbols
+           for p in (*bsym.flat_proxy_args, *bsym.flat_proxy_outs))  # each proxy's name is in names
 # --8<-- [end:fields]
 
 # --8<-- [start:last-fields]
@@ -45,7 +50,7 @@ print("bound_symbols:", [bsym.sym.name for bsym in last.bound_symbols])
 print("provenance:   ", last.get_provenance())
 print("same names set as the first trace:", last.names is first.names)
 
-assert last.names is first.names
+assert last.names is first.names and all(trc.names is first.names for trc in traces)
 assert [p.name for p in last.args] == ["x", "y"]
 # --8<-- [end:last-fields]
 
@@ -87,6 +92,11 @@ for i, trc in enumerate(traces):
 assert traces[0].get_provenance() is None
 assert all(trc.get_provenance() is not None for trc in traces[1:])
 assert pass_name(traces[3]) == "Dead Code Elimination" != traces[3].get_provenance().pss
+assert "Transform for execution" not in [pass_name(trc) for trc in traces]  # that pass appends no trace
+
+jfn(x, y)  # the same inputs again: a cache hit, no compilation
+print("after a cache hit, the same list:", thunder.last_traces(jfn) is traces)
+assert thunder.last_traces(jfn) is traces and thunder.cache_hits(jfn) == 1
 # --8<-- [end:provenance]
 
 # --8<-- [start:from-trace]
@@ -100,6 +110,7 @@ print("bound_symbols:           ", copy.bound_symbols)
 print("provenance:              ", copy.get_provenance())
 
 assert copy.names is last.names and copy.name_ctr == last.name_ctr
+assert len({id(trc) for trc in traces}) == len(traces) - 1 and traces[5] is traces[4]  # new objects but one
 assert copy.bound_symbols == [] and copy.get_provenance() is None
 
 # The idiom of every pass: fill the copy, then say who made it.

@@ -156,8 +156,86 @@ result = extrace.python_callable()(a, b)
 
 assert torch.equal(result, torch.add(a, b))
 assert extrace.bound_symbols[0].sym.executor is thunder.pytorch_executor
-assert not any(bsym.sym.name == "unpack_trivial" for bsym in extrace.bound_symbols)  # optional by hand
+assert not any(bsym.sym.name == "unpack_trivial" for bsym in extrace.bound_symbols)  # running needs none
 # --8<-- [end:run]
+
+# --8<-- [start:check]
+from thunder.core.utils import producers
+from thunder.dev_utils.check_trace import check_trace
+
+x, y = trc_a.args
+print("inputs of trc_a that a line makes:", [p.name for p in (x, y) if p in producers(trc_a)])
+try:
+    check_trace(trc_a)  # no line makes x or y
+except AssertionError as error:
+    rejected = str(error)
+    print("AssertionError:", rejected.splitlines()[0])
+
+assert x not in producers(trc_a) and rejected.startswith("unknown proxy x is used in")
+# --8<-- [end:check]
+
+# --8<-- [start:unpack]
+def start_checked_trace():
+    """start_trace, plus one unpack_trivial line per input: the line that makes it."""
+    trc, x, y = start_trace()
+    with tracectx(trc):
+        for p in (x, y):
+            prims.unpack_trivial(p, name=p.name)  # returns p itself: no new proxy
+    return trc, x, y
+
+
+trc_u, x, y = start_checked_trace()
+with tracectx(trc_u):
+    out = ltorch.add(x, y)
+    prims.python_return(out)
+print(trc_u)
+names_before = set(trc_u.names)
+check_trace(trc_u)  # passes
+print("names the check took:", sorted(trc_u.names - names_before))
+
+print("inputs of trc_u that a line makes:", [p.name for p in (x, y) if p in producers(trc_u)])
+assert producers(trc_u)[x].sym is prims.unpack_trivial and producers(trc_u)[x].output is x
+assert sorted(names_before) == ["t0", "t1", "x", "y"]  # the unpack lines took no name
+assert sorted(trc_u.names - names_before) == ["t2", "t3"]  # re-running the add in a copy that shares names
+
+trc_w, x, y = start_checked_trace()
+with tracectx(trc_w):
+    wrong = TensorProxy(like=x)  # shape (3, 3), but x + y has shape (3, 3, 3)
+    trc_w.bound_symbols.append(ltorch.add.bind(x, y, output=wrong))  # bind does not check it
+    prims.python_return(wrong)
+try:
+    check_trace(trc_w)
+except AssertionError as error:
+    shape_error = str(error)
+    print("AssertionError:", shape_error.splitlines()[0])
+assert "recomputes to (3, 3, 3) incorrectly" in shape_error
+# --8<-- [end:unpack]
+
+# --8<-- [start:del]
+trc_d, x, y = start_checked_trace()
+with tracectx(trc_d):
+    total = ltorch.add(x, y)
+    prims.python_del(x)  # DON'T: x is read below; a del line is the prim python_del
+    doubled = ltorch.mul(x, 2)
+    prims.python_return((total, doubled))
+print(trc_d.python())
+check_trace(trc_d)  # passes: the read after the del goes unnoticed
+
+executed = transform_for_execution(trc_d, executors_list=[thunder.pytorch_executor])
+print([bsym.sym.name for bsym in executed.bound_symbols])
+total_out, doubled_out = executed.python_callable()(a, b)
+
+deleted = next(bsym for bsym in trc_d.bound_symbols if bsym.sym.name == "python_del")
+assert deleted.python(indent=0, print_depth=1) == ["del x"] and deleted.output is None
+assert "python_del" not in [bsym.sym.name for bsym in executed.bound_symbols]  # dead-code elimination dropped it
+assert torch.equal(doubled_out, a * 2)  # so the trace even runs
+
+from thunder.executors.passes import del_last_used
+
+freed = del_last_used(executed)  # Thunder's own del lines: after each value's last use
+print(freed.python())
+assert [bsym.sym.name for bsym in freed.bound_symbols].count("python_del") == 2
+# --8<-- [end:del]
 
 # --8<-- [start:meta-gotcha]
 trc_m, x, y = start_trace()

@@ -27,6 +27,15 @@ for i, trc in enumerate(traces):
 
 assert len(traces) == 7 and traces[0].get_provenance() is None
 assert all(traces[0].bound_symbols[i] is traces[2].bound_symbols[i] for i in range(3))  # shared objects
+
+
+def reused(before, after):
+    """How many bound symbols of `after` are the very objects of `before`."""
+    return sum(any(b is a for a in before.bound_symbols) for b in after.bound_symbols)
+
+
+print("bound symbols reused from the trace before:", [reused(traces[i - 1], traces[i]) for i in range(1, 7)])
+assert reused(traces[2], traces[3]) == 0  # Dead Code Elimination: new objects
 # --8<-- [end:list]
 
 # --8<-- [start:first]
@@ -76,6 +85,22 @@ diff = show_diff(dead_traces[2], dead_traces[3], "fn_dead traces[2]", "fn_dead t
 
 assert "Dead Code Elimination" in dead_traces[3].get_provenance().pss
 assert any(line.startswith("-  unused = ltorch.mul(") for line in diff)
+
+from thunder.core import prims
+from thunder.core.trace import from_trace, tracectx
+from thunder.core.transform_common import dce
+
+kept = from_trace(dead_traces[2])  # fn_dead's trace, plus a sink of the unused value
+kept.bound_symbols = list(dead_traces[2].bound_symbols)
+unused = next(bsym for bsym in kept.bound_symbols if bsym.sym.name == "mul").output
+with tracectx(kept):
+    kept.push_scope([])
+    prims.sink(unused)  # no output, but tagged DONT_DCE
+    kept.bound_symbols[-1:-1] = kept.pop_scope()
+print("after dce, with a sink:", [bsym.sym.name for bsym in dce(kept).bound_symbols])
+
+assert prims.OpTags.DONT_DCE in prims.sink.tags
+assert [bsym.sym.name for bsym in dce(kept).bound_symbols].count("mul") == 1  # kept: the sink reads it
 # --8<-- [end:pass-3]
 
 # --8<-- [start:pass-4]
@@ -85,6 +110,9 @@ add = next(bsym for bsym in traces[4].bound_symbols if bsym.sym.name == "add")
 assert add.sym.executor.name == "torch" and add.subsymbols[0].sym.id == "torch.add"
 assert "-import thunder.torch as ltorch" in diff
 assert not any(bsym.sym.name == "python_del" for bsym in traces[4].bound_symbols)
+no_executor = [bsym.sym.name for bsym in traces[4].bound_symbols if bsym.sym.executor is None]
+print("lines with no executor:", no_executor)
+assert no_executor == ["unpack_trivial", "unpack_trivial", "python_return"]
 # --8<-- [end:pass-4]
 
 # --8<-- [start:pass-5]
@@ -132,6 +160,10 @@ assert alias_return.args[0]["flat_args"][0].name != "x"  # the updated value, no
 assert pass_names(jfn_inplace)[2] == "Update aliases for in-place ops"
 assert pass_names(jfn_grad)[3] == "Grad transform pass"
 assert "Unwrap the actual return value" not in pass_names(jfn_grad)
+forward_return = thunder.last_traces(jfn_grad)[-1].bound_symbols[-1]
+print("fn with requires_grad=True returns:", forward_return.python(indent=0)[0])
+assert list(forward_return.args[0]) == ["output", "flat_args", "flat_output"]  # a new key
+assert len(thunder.last_backward_traces(jfn_grad)) == 1 and thunder.last_backward_traces(jfn) == []  # a 4th list
 # --8<-- [end:other-entries]
 
 # --8<-- [start:names]
@@ -175,6 +207,7 @@ assert isinstance(prologue_traces, list) and len(prologue_traces) == 2  # a list
 assert "TraceCtx" in str(thunder.last_prologue_traces.__annotations__["return"])  # what the annotation says
 assert prologue_traces[1].get_provenance().pss.startswith("Transform for execution")
 assert prologue_traces[0].names is not names  # the prologue has names of its own
+assert thunder.compile_stats(jfn).last_epilogue_traces[0].names is not names  # so has the epilogue
 run_by = {bsym.sym.name: bsym.sym.executor.name if bsym.sym.executor else None for bsym in prologue_traces[1].bound_symbols}
 assert run_by["check_tensor_metadata"] == "python"  # the checks: the python executor
 assert run_by["unpack_trivial"] is None and run_by["python_return"] is None  # no executor at all
@@ -219,7 +252,9 @@ assert '"symbolic values"' not in thunder.jit.__doc__  # the docstring lists the
 # --8<-- [start:cache-constant]
 jscale = thunder.jit(scale)  # the default: cache="constant values"
 jscale(v, 2.0)
+traces_for_2 = thunder.last_traces(jscale)
 jscale(v, 3.0)
+epilogues_for_3 = thunder.compile_stats(jscale).last_epilogue_traces
 stats = thunder.compile_stats(jscale)
 print(thunder.cache_option(jscale), "hits:", stats.cache_hits, "misses:", stats.cache_misses)
 print(thunder.last_traces(jscale)[-1].python(print_depth=1))
@@ -231,6 +266,11 @@ for line in thunder.last_prologue_traces(jscale)[-1].python(print_depth=1).split
 assert (stats.cache_hits, stats.cache_misses) == (0, 2)  # a new number, a new compilation
 assert "check_number_type_and_value(f0, 3.0)" in thunder.last_prologue_traces(jscale)[-1].python()
 assert thunder.last_traces(jscale)[-1].siginfo().args == [("v", None)]  # n is not an input
+
+jscale(v, 2.0)  # 2.0 again: a cache hit on the first compilation
+print("after 2.0 again, last_traces is the list made for 2.0:", thunder.last_traces(jscale) is traces_for_2)
+assert thunder.last_traces(jscale) is traces_for_2  # the entry the last call used
+assert thunder.compile_stats(jscale).last_epilogue_traces is epilogues_for_3  # still the newest compilation's
 # --8<-- [end:cache-constant]
 
 # --8<-- [start:cache-symbolic]

@@ -167,6 +167,8 @@ show_diff(traces[2], traces[3])
 assert traces[3].get_provenance().pss == "Remove multiplications by one"
 assert not any(b.sym.name == "mul" for b in traces[-1].bound_symbols)
 assert all(p.name != "y" for b in traces[3].bound_symbols for p in b.flat_proxy_args)
+copied = [b for b in traces[3].bound_symbols if not any(b is a for a in traces[2].bound_symbols)]
+assert [b.sym.name for b in copied] == [b.sym.name for b in consumers(traces[2])[y]] == ["sin", "add"]  # other lines: kept
 assert variableify(y).proxy is y and hash(variableify(y)) == hash("y")  # a Variable: hashed by name
 assert variableify(y) == variableify(y) and variableify(y) != variableify(trc.args[0])
 

@@ -131,6 +131,7 @@ assert new.bound_symbols == [] and new.get_provenance() is None
 assert labelled is not sin and labelled.output is sin.output and sin.header == ""
 assert swapped.args[0] is x_proxy and sin.args[0] is not x_proxy
 assert swapped.subsymbols[0].args[0] is x_proxy  # subsymbols are swapped too
+assert sin.from_bsym_swap_proxies({}) is sin  # an empty map: no copy, the bound symbol itself
 # --8<-- [end:building-blocks]
 
 # --8<-- [start:replace]
@@ -177,6 +178,9 @@ add = next(b for b in traces[i].bound_symbols if b.sym.id == "torch.add")
 assert add.source_positions == mul.source_positions and str(add.subsymbols[0].sym.id) == "PrimIDs.ADD"
 ops = [b.sym.name for b in traces[-1].bound_symbols]
 assert "add" in ops and "mul" not in ops
+k = traces[i].bound_symbols.index(add)  # the lines before it met an empty swap map...
+assert all(b is a for b, a in zip(traces[i].bound_symbols[:k], traces[i - 1].bound_symbols))  # ...so: the same objects
+assert not any(b is a for b in traces[i].bound_symbols[k + 1:] for a in traces[i - 1].bound_symbols)  # later: copies
 # --8<-- [end:replace]
 
 # --8<-- [start:insert]
@@ -306,6 +310,18 @@ print("cache hits:", thunder.cache_hits(jfn))
 
 assert count_calls.seen == ["forward", "backward"] and calls == {"forward": 2, "backward": 2}
 # --8<-- [end:cache-hit]
+
+# --8<-- [start:no-backward]
+no_grad_calls = CountCalls()
+jplain = thunder.jit(fn, transforms=[no_grad_calls])
+jplain(x, w)  # no input requires grad: no backward trace
+plain = thunder.last_traces(jplain)
+print("pass ran on:", no_grad_calls.seen)
+show_diff(plain[-2], plain[-1])
+
+assert no_grad_calls.seen == ["forward"] and plain[-2].get_provenance().pss == "Count calls"
+assert plain[-1].get_provenance().pss == "Unwrap the actual return value"  # a pass after the hook
+# --8<-- [end:no-backward]
 
 # --8<-- [start:mutate]
 class MutatingMulByTwoToAdd(thunder.Transform):
