@@ -1,0 +1,258 @@
+"""Gradients and memory: rematerialization between fusion regions, activation checkpointing, the
+saved-tensor layout, and a transform that edits the forward and the backward together."""
+
+# --8<-- [start:remat-setup]
+from collections import Counter
+from unittest import mock
+
+import torch
+
+import thunder
+import thunder.executors.torch_compile as torch_compile_module
+from thunder.core.vjp_utils import get_saved_for_backward_tensors
+from thunder.executors.torch_compile import torch_compile_ex
+
+
+def f(x, w):
+    a = torch.tanh(x @ w)
+    b = torch.sin(a) * 2
+    return (b.exp() + a).sum()
+
+
+x = torch.randn(4, 8)
+w = torch.randn(8, 8, requires_grad=True)
+
+
+def saved(jfn):  # the names of the tensors the forward trace saves for the backward
+    return [t.name for t in get_saved_for_backward_tensors(thunder.last_traces(jfn)[-1])]
+
+
+# the same compilation with the pass replaced by one that returns its input unchanged
+j_without = thunder.jit(f, executors=[torch_compile_ex])
+with mock.patch.object(torch_compile_module, "rematerialize", lambda trace: trace):
+    j_without(x, w)
+print("saved without rematerialization:", saved(j_without))
+# --8<-- [end:remat-setup]
+
+# --8<-- [start:remat-without]
+print(thunder.last_traces(j_without)[-1].python(print_depth=2))
+print(thunder.last_backward_traces(j_without)[-1].python(print_depth=2))
+# --8<-- [end:remat-without]
+
+# --8<-- [start:remat-with]
+j_with = thunder.jit(f, executors=[torch_compile_ex])
+out = j_with(x, w)
+print("saved with rematerialization:", saved(j_with))
+print(thunder.last_traces(j_with)[-1].python(print_depth=2))
+print(thunder.last_backward_traces(j_with)[-1].python(print_depth=2))
+# --8<-- [end:remat-with]
+
+# --8<-- [start:remat-check]
+def backward_region_ops(jfn):  # the operations inside the backward's fusion region, counted
+    (region,) = [b for b in thunder.last_backward_traces(jfn)[-1].bound_symbols if b.sym.is_fusion]
+    return Counter(b.sym.name for b in region.subsymbols)
+
+
+moved = backward_region_ops(j_with) - backward_region_ops(j_without)
+print("recomputed in the backward:", sorted(moved.elements()))
+print("saved tensors:", len(saved(j_without)), "->", len(saved(j_with)))
+
+out.backward()
+w_ref = w.detach().clone().requires_grad_()
+f(x, w_ref).backward()
+torch.testing.assert_close(w.grad, w_ref.grad)  # raises if not close
+print("w.grad is close to eager PyTorch's (torch.testing.assert_close passed)")
+
+assert len(saved(j_with)) < len(saved(j_without))
+assert set(saved(j_with)) < set(saved(j_without))
+assert sorted(moved.elements()) == ["exp", "mul", "sin"]  # and not the matmul
+# --8<-- [end:remat-check]
+
+# --8<-- [start:checkpoint]
+def block(x, w):
+    return torch.tanh(x @ w) @ w
+
+
+def plain(x, w):
+    return block(x, w).sum()
+
+
+def checkpointed(x, w):
+    return torch.utils.checkpoint.checkpoint(block, x, w, use_reentrant=False).sum()
+
+
+w.grad = None
+j_plain, j_ckpt = thunder.jit(plain), thunder.jit(checkpointed)
+j_plain(x, w).backward()
+grad_plain, w.grad = w.grad, None
+j_ckpt(x, w).backward()
+print("saved, plain:       ", saved(j_plain))
+print("saved, checkpointed:", saved(j_ckpt))
+print(thunder.last_backward_traces(j_ckpt)[-1].python(print_depth=1))
+
+torch.testing.assert_close(w.grad, grad_plain)
+print("same gradient:", torch.allclose(w.grad, grad_plain))
+
+
+def ops(trc):
+    return sorted(b.sym.name for b in trc.bound_symbols)
+
+
+bw_plain, bw_ckpt = thunder.last_backward_traces(j_plain)[-1], thunder.last_backward_traces(j_ckpt)[-1]
+assert saved(j_ckpt) == ["w", "x"] and len(saved(j_plain)) == 3
+assert "tanh" in ops(bw_ckpt) and "tanh" not in ops(bw_plain)
+assert ops(bw_ckpt).count("matmul") == ops(bw_plain).count("matmul") + 1
+# --8<-- [end:checkpoint]
+
+# --8<-- [start:checkpoint-joint]
+joint = next(
+    t for t in thunder.last_traces(j_ckpt) if str(t.get_provenance()).startswith("# Constructed by Grad transform pass")
+)
+print(joint.python(print_depth=1))
+recomputed = [b.output.name for b in joint.bound_symbols if b.output is not None and getattr(b.output, "name", "").startswith("bw_")]
+print("recomputed under new names:", recomputed)
+assert recomputed and all(name.startswith("bw_") for name in recomputed)
+# --8<-- [end:checkpoint-joint]
+
+# --8<-- [start:layout]
+fw = thunder.last_traces(j_plain)[-1]
+result, (saved_tensors, saved_other) = fw.output  # what the forward's return line returns
+print("get_saved_for_backward_tensors:", [t.name for t in get_saved_for_backward_tensors(fw)])
+print("fw.output[1][0]:               ", [t.name for t in saved_tensors])
+(unpack_c0,) = [
+    b for b in thunder.last_backward_traces(j_plain)[-1].bound_symbols
+    if b.sym.name == "unpack_sequence" and b.args[0].name == "C0"
+]
+print("the backward unpacks C0 into:  ", [t.name for t in unpack_c0.output])
+assert get_saved_for_backward_tensors(fw) == tuple(saved_tensors)
+assert [t.name for t in unpack_c0.output] == [t.name for t in saved_tensors]
+try:
+    get_saved_for_backward_tensors(thunder.last_traces(j_plain)[0])
+except RuntimeError as e:
+    print(f"on the interpreter's trace: RuntimeError: {e}")
+# --8<-- [end:layout]
+
+# --8<-- [start:case-transform]
+from thunder.core import dtypes, prims  # noqa: E402
+from thunder.core.proxies import TensorProxy  # noqa: E402
+from thunder.core.trace import TraceProvenance, TraceTag, from_trace, tracectx  # noqa: E402
+from thunder.core.transforms import TOPOSORT_ORDER, bsym_list_to_dag, toposort_bsym_dag  # noqa: E402
+from thunder.executors.passes import del_last_used  # noqa: E402
+from thunder.extend import OperatorExecutor, register_executor  # noqa: E402
+
+castex = OperatorExecutor("castex"); register_executor(castex)
+store_bf16 = castex.register_operator(
+    "store_bf16", meta=lambda t: TensorProxy(like=t, dtype=dtypes.bfloat16), fn=lambda t: t.to(torch.bfloat16))
+restore_f32 = castex.register_operator(
+    "restore_f32", meta=lambda t: TensorProxy(like=t, dtype=dtypes.float32), fn=lambda t: t.to(torch.float32))
+
+CLEANUP = {prims.PrimIDs.DEL, "clear_mutable_collection"}
+
+
+def without_cleanup(bsyms):
+    return [b for b in bsyms if b.sym.id not in CLEANUP]
+
+
+class SaveInBF16(thunder.Transform):
+    def __init__(self):
+        self.stored = {}  # forward hook -> backward hook: original name -> bf16 proxy
+
+    def transform_trace_post_optimization(self, trc, **kwargs):
+        if TraceTag.AUGMENTED_FORWARD in trc.tags:
+            return self.forward(trc)
+        if TraceTag.BACKWARD in trc.tags:
+            return self.backward(trc)
+        return trc
+
+    def forward(self, trc):
+        inputs = {p.name for p in trc.args}
+        saved = get_saved_for_backward_tensors(trc)
+        new = from_trace(trc)
+        bsyms = without_cleanup(trc.bound_symbols)
+        *body, ret = bsyms
+        self.stored = {}
+        casts = []
+        with tracectx(new):
+            for t in saved:
+                if t.dtype == dtypes.float32 and t.name not in inputs:
+                    new.push_scope([])
+                    self.stored[t.name] = store_bf16(t)
+                    casts += new.pop_scope()
+            new_saved = tuple(self.stored.get(t.name, t) for t in saved)
+            (result, (_, saved_other)) = ret.args
+            new.push_scope([])
+            prims.python_return(result, (new_saved, saved_other))
+            (new_ret,) = new.pop_scope()
+        is_cast = {id(b) for b in casts}
+        roots, leaves = bsym_list_to_dag([*body, *casts, new_ret])
+        # a cast as soon as its input exists, so that the float32 tensor can be freed early
+        new.bound_symbols = toposort_bsym_dag(
+            roots, TOPOSORT_ORDER.TOP_DOWN,
+            lambda nodes: next((i for i, n in enumerate(nodes) if id(n.bsym) in is_cast), 0))
+        new.set_provenance(TraceProvenance("Save in bfloat16 (forward)"))
+        return del_last_used(new)
+
+    def backward(self, trc):
+        new = from_trace(trc)
+        out = []
+        for b in without_cleanup(trc.bound_symbols):
+            if b.sym.id == prims.PrimIDs.UNPACK_SEQUENCE and b.args[0].name == "C0":
+                originals = b.output
+                b = b.from_bsym(output=[self.stored.get(t.name, t) for t in originals])
+                out.append(b)
+                for t in originals:
+                    if t.name in self.stored:  # restore under the old name: later lines read it unchanged
+                        out.append(restore_f32.bind(self.stored[t.name], output=t))
+                continue
+            out.append(b)
+        new.bound_symbols = out
+        new.set_provenance(TraceProvenance("Save in bfloat16 (backward)"))
+        return del_last_used(new, clear_mutable_collections=True)
+
+
+# --8<-- [end:case-transform]
+
+# --8<-- [start:case-run]
+def fn(x, w1, w2):
+    h = torch.tanh(x @ w1)
+    return torch.sin(h @ w2)
+
+
+x = torch.randn(4, 8)
+w1 = torch.randn(8, 16, requires_grad=True)
+w2 = torch.randn(16, 8, requires_grad=True)
+
+
+def saved_dtypes(jfn):  # the dtypes PyTorch's autograd is handed to keep, recorded by a pack hook
+    packed = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(str(t.dtype)) or t, lambda t: t):
+        result = jfn(x, w1, w2)
+    return result, packed
+
+
+j_plain = thunder.jit(fn)
+_, plain_dtypes = saved_dtypes(j_plain)
+j_bf16 = thunder.jit(fn, transforms=[SaveInBF16()])
+out, bf16_dtypes = saved_dtypes(j_bf16)
+print("saved, plain:       ", saved(j_plain), plain_dtypes)
+print("saved, SaveInBF16:  ", saved(j_bf16), bf16_dtypes)
+print(thunder.last_traces(j_bf16)[-1].python(print_depth=1))
+
+assert plain_dtypes == ["torch.float32"] * 4
+assert sorted(bf16_dtypes) == ["torch.bfloat16"] * 2 + ["torch.float32"] * 2
+# --8<-- [end:case-run]
+
+# --8<-- [start:case-backward]
+out.sum().backward()
+print(thunder.last_backward_traces(j_bf16)[-1].python(print_depth=1))
+
+w1_ref, w2_ref = w1.detach().clone().requires_grad_(), w2.detach().clone().requires_grad_()
+fn(x, w1_ref, w2_ref).sum().backward()
+for name, got, want in (("w1", w1.grad, w1_ref.grad), ("w2", w2.grad, w2_ref.grad)):
+    print(f"{name}.grad: largest difference from eager float32 {(got - want).abs().max().item():.4f}")
+    torch.testing.assert_close(got, want, rtol=2e-2, atol=5e-2)  # close, at bfloat16's precision
+    assert not torch.equal(got, want)  # and not equal: the bfloat16 rounding is visible
+
+backward_ops = ops(thunder.last_backward_traces(j_bf16)[-1])
+assert backward_ops.count("restore_f32") == 2
+# --8<-- [end:case-backward]
