@@ -2,10 +2,9 @@
 register_grad with get_grad and put_grad, register_operator(replaces=...) and torch.library custom ops."""
 
 # --8<-- [start:setup]
-import torch
-
 import thunder
 import thunder.torch as ltorch
+import torch
 from thunder.core.proxies import TensorProxy
 from thunder.core.symbol import BoundSymbolTag
 from thunder.core.transforms import (
@@ -38,12 +37,23 @@ except RuntimeError as e:
 assert str(error).startswith("Failed to find a gradient transform for bound symbol")
 assert mysquare.is_prim and mysquare.id == "mysquare"
 print("symbol id:", repr(mysquare.id))
+# the imports of Thunder's own tutorial (thunder-add-vjp-rule.md) are gone in this version
+assert not hasattr(thunder, "make_traced") and not hasattr(thunder.core.prims, "Ops")
 # --8<-- [end:setup]
 
 # --8<-- [start:no-grad-needed]
 with torch.no_grad():
     print(thunder.jit(f)(x))  # no input requires grad here: no grad pass, no rule needed
+
+# made with like=: not a prim; Thunder differentiates what it recorded from like
+mycube = gradex.register_operator("mycube", like=lambda x: x * x * x, fn=lambda x: x**3)
+xc = x.detach().clone().requires_grad_()
+thunder.jit(lambda x: mycube(x).sum())(xc).backward()
+torch.testing.assert_close(xc.grad, 3 * x.detach() ** 2)
+print("mycube, prim:", mycube.is_prim, "| gradient equals 3 x**2:", torch.allclose(xc.grad, 3 * x.detach() ** 2))
+assert not mycube.is_prim
 # --8<-- [end:no-grad-needed]
+
 
 # --8<-- [start:augmented-forward]
 @register_augmented_forward(mysquare.id)  # keyed by the symbol's id
@@ -77,12 +87,13 @@ print("x.grad equals eager PyTorch's:", torch.equal(x.grad, x_ref.grad))
 
 # finite differences: gradcheck perturbs each element of x and compares with the backward
 print("gradcheck:", torch.autograd.gradcheck(jf, (x.detach().requires_grad_(),)))
+stats = thunder.compile_stats(jf)
+print("compilations:", stats.cache_misses, "| cache hits:", stats.cache_hits)
+assert stats.cache_misses == 1 and stats.cache_hits > 1
 # --8<-- [end:augmented-forward-check]
 
 # --8<-- [start:register-grad]
-mysoftplus = gradex.register_operator(
-    "mysoftplus", meta=lambda x: TensorProxy(like=x), fn=torch.nn.functional.softplus
-)
+mysoftplus = gradex.register_operator("mysoftplus", meta=lambda x: TensorProxy(like=x), fn=torch.nn.functional.softplus)
 
 
 def mysoftplus_grad(x):
@@ -109,6 +120,28 @@ print(joint.python(print_depth=1))
 tagged = [b.sym.name for b in joint.bound_symbols if BoundSymbolTag.BACKWARD in b.tags]
 print("tagged BACKWARD:", tagged)
 assert "mysoftplus" not in tagged and "sigmoid" in tagged and "get_grad" in tagged
+is_backward = [BoundSymbolTag.BACKWARD in b.tags for b in joint.bound_symbols[:-1]]  # without the return
+first = is_backward.index(True)
+assert not any(is_backward[:first]) and all(is_backward[first:])  # forward lines first, then backward lines
+assert joint.bound_symbols[first].sym.name == "get_grad"
+
+# torch functions do not accept proxies: a rule written with torch.sigmoid fails
+mybad = gradex.register_operator("mybad", meta=lambda x: TensorProxy(like=x), fn=torch.nn.functional.softplus)
+
+
+def mybad_grad(x):
+    out = mybad(x)
+    put_grad(x, get_grad(out) * torch.sigmoid(x))
+    return out
+
+
+register_grad(mybad, mybad_grad)
+try:
+    thunder.jit(lambda x: mybad(x).sum())(xs)
+except TypeError as e:
+    print(f"with torch.sigmoid: TypeError: {e}")
+    type_error = e
+assert "must be Tensor, not TensorProxy" in str(type_error)
 # --8<-- [end:register-grad]
 
 # --8<-- [start:register-grad-split]
@@ -128,15 +161,14 @@ assert "reciprocal" not in {b.sym.name for b in forward.bound_symbols}
 assert {"neg", "exp", "reciprocal"} <= {b.sym.name for b in backward.bound_symbols}
 # --8<-- [end:register-grad-split]
 
+
 # --8<-- [start:replaces]
 def rotate(x, c, s):  # plain Python that the interpreter would otherwise trace through
     x1, x2 = x.chunk(2, dim=-1)
     return torch.cat((x1 * c - x2 * s, x1 * s + x2 * c), dim=-1)
 
 
-rotate_op = gradex.register_operator(
-    "rotate", meta=lambda x, c, s: TensorProxy(like=x), fn=rotate, replaces=rotate
-)
+rotate_op = gradex.register_operator("rotate", meta=lambda x, c, s: TensorProxy(like=x), fn=rotate, replaces=rotate)
 
 
 def r(x, c, s):
@@ -159,6 +191,7 @@ except RuntimeError as e:
 assert str(error).startswith("Failed to find a gradient transform for bound symbol")
 assert "rotate" not in {b.sym.name for b in thunder.last_traces(traced_through)[0].bound_symbols}
 # --8<-- [end:replaces]
+
 
 # --8<-- [start:replaces-grad]
 @register_augmented_forward(rotate_op.id)

@@ -5,10 +5,9 @@ saved-tensor layout, and a transform that edits the forward and the backward tog
 from collections import Counter
 from unittest import mock
 
-import torch
-
 import thunder
 import thunder.executors.torch_compile as torch_compile_module
+import torch
 from thunder.core.vjp_utils import get_saved_for_backward_tensors
 from thunder.executors.torch_compile import torch_compile_ex
 
@@ -47,6 +46,7 @@ print(thunder.last_traces(j_with)[-1].python(print_depth=2))
 print(thunder.last_backward_traces(j_with)[-1].python(print_depth=2))
 # --8<-- [end:remat-with]
 
+
 # --8<-- [start:remat-check]
 def backward_region_ops(jfn):  # the operations inside the backward's fusion region, counted
     (region,) = [b for b in thunder.last_backward_traces(jfn)[-1].bound_symbols if b.sym.is_fusion]
@@ -67,6 +67,7 @@ assert len(saved(j_with)) < len(saved(j_without))
 assert set(saved(j_with)) < set(saved(j_without))
 assert sorted(moved.elements()) == ["exp", "mul", "sin"]  # and not the matmul
 # --8<-- [end:remat-check]
+
 
 # --8<-- [start:checkpoint]
 def block(x, w):
@@ -102,17 +103,35 @@ bw_plain, bw_ckpt = thunder.last_backward_traces(j_plain)[-1], thunder.last_back
 assert saved(j_ckpt) == ["w", "x"] and len(saved(j_plain)) == 3
 assert "tanh" in ops(bw_ckpt) and "tanh" not in ops(bw_plain)
 assert ops(bw_ckpt).count("matmul") == ops(bw_plain).count("matmul") + 1
+final_traces = [trc for j in (j_plain, j_ckpt) for trc in (thunder.last_traces(j)[-1], thunder.last_backward_traces(j)[-1])]
+assert not any(b.sym.is_fusion for trc in final_traces for b in trc.bound_symbols)  # no fusion regions here
 # --8<-- [end:checkpoint]
 
 # --8<-- [start:checkpoint-joint]
-joint = next(
-    t for t in thunder.last_traces(j_ckpt) if str(t.get_provenance()).startswith("# Constructed by Grad transform pass")
-)
+from thunder.core.symbol import BoundSymbolTag  # noqa: E402
+
+joint = next(t for t in thunder.last_traces(j_ckpt) if str(t.get_provenance()).startswith("# Constructed by Grad transform pass"))
 print(joint.python(print_depth=1))
-recomputed = [b.output.name for b in joint.bound_symbols if b.output is not None and getattr(b.output, "name", "").startswith("bw_")]
-print("recomputed under new names:", recomputed)
-assert recomputed and all(name.startswith("bw_") for name in recomputed)
+recomputed = [b for b in joint.bound_symbols if any(o.name.startswith("bw_") for o in b.flat_proxy_outs)]
+print("recomputed under new names:", [(b.sym.name, b.output.name) for b in recomputed])
+assert [b.sym.name for b in recomputed] == ["matmul", "tanh"]
+assert all(BoundSymbolTag.BACKWARD in b.tags for b in recomputed)
 # --8<-- [end:checkpoint-joint]
+
+# --8<-- [start:joint-map]
+
+joint = next(
+    t for t in thunder.last_traces(j_plain) if str(t.get_provenance()).startswith("# Constructed by Grad transform pass")
+)
+for b in joint.bound_symbols:
+    if b.sym.name not in ("unpack_trivial", "python_return"):
+        side = "backward" if BoundSymbolTag.BACKWARD in b.tags else "forward "
+        print(side, f"{b.sym.name:10}", "source line:", b.source_positions.lineno if b.source_positions else None)
+
+backward_lines = [b for b in joint.bound_symbols if BoundSymbolTag.BACKWARD in b.tags]
+assert backward_lines and all(b.source_positions is None for b in backward_lines)
+assert all(b.source_positions is None for b in thunder.last_backward_traces(j_plain)[-1].bound_symbols)
+# --8<-- [end:joint-map]
 
 # --8<-- [start:layout]
 fw = thunder.last_traces(j_plain)[-1]
@@ -120,7 +139,8 @@ result, (saved_tensors, saved_other) = fw.output  # what the forward's return li
 print("get_saved_for_backward_tensors:", [t.name for t in get_saved_for_backward_tensors(fw)])
 print("fw.output[1][0]:               ", [t.name for t in saved_tensors])
 (unpack_c0,) = [
-    b for b in thunder.last_backward_traces(j_plain)[-1].bound_symbols
+    b
+    for b in thunder.last_backward_traces(j_plain)[-1].bound_symbols
     if b.sym.name == "unpack_sequence" and b.args[0].name == "C0"
 ]
 print("the backward unpacks C0 into:  ", [t.name for t in unpack_c0.output])
@@ -140,11 +160,14 @@ from thunder.core.transforms import TOPOSORT_ORDER, bsym_list_to_dag, toposort_b
 from thunder.executors.passes import del_last_used  # noqa: E402
 from thunder.extend import OperatorExecutor, register_executor  # noqa: E402
 
-castex = OperatorExecutor("castex"); register_executor(castex)
+castex = OperatorExecutor("castex")
+register_executor(castex)
 store_bf16 = castex.register_operator(
-    "store_bf16", meta=lambda t: TensorProxy(like=t, dtype=dtypes.bfloat16), fn=lambda t: t.to(torch.bfloat16))
+    "store_bf16", meta=lambda t: TensorProxy(like=t, dtype=dtypes.bfloat16), fn=lambda t: t.to(torch.bfloat16)
+)
 restore_f32 = castex.register_operator(
-    "restore_f32", meta=lambda t: TensorProxy(like=t, dtype=dtypes.float32), fn=lambda t: t.to(torch.float32))
+    "restore_f32", meta=lambda t: TensorProxy(like=t, dtype=dtypes.float32), fn=lambda t: t.to(torch.float32)
+)
 
 CLEANUP = {prims.PrimIDs.DEL, "clear_mutable_collection"}
 
@@ -187,8 +210,8 @@ class SaveInBF16(thunder.Transform):
         roots, leaves = bsym_list_to_dag([*body, *casts, new_ret])
         # a cast as soon as its input exists, so that the float32 tensor can be freed early
         new.bound_symbols = toposort_bsym_dag(
-            roots, TOPOSORT_ORDER.TOP_DOWN,
-            lambda nodes: next((i for i, n in enumerate(nodes) if id(n.bsym) in is_cast), 0))
+            roots, TOPOSORT_ORDER.TOP_DOWN, lambda nodes: next((i for i, n in enumerate(nodes) if id(n.bsym) in is_cast), 0)
+        )
         new.set_provenance(TraceProvenance("Save in bfloat16 (forward)"))
         return del_last_used(new)
 
@@ -211,6 +234,7 @@ class SaveInBF16(thunder.Transform):
 
 
 # --8<-- [end:case-transform]
+
 
 # --8<-- [start:case-run]
 def fn(x, w1, w2):
