@@ -2,9 +2,10 @@
 register_grad with get_grad and put_grad, register_operator(replaces=...) and torch.library custom ops."""
 
 # --8<-- [start:setup]
+import torch
+
 import thunder
 import thunder.torch as ltorch
-import torch
 from thunder.core.proxies import TensorProxy
 from thunder.core.symbol import BoundSymbolTag
 from thunder.core.transforms import (
@@ -261,6 +262,8 @@ xk_ref, wk_ref = xk.detach().clone().requires_grad_(), wk.detach().clone().requi
 k(xk_ref, wk_ref).sum().backward()
 torch.testing.assert_close((xk.grad, wk.grad), (xk_ref.grad, wk_ref.grad))
 print("gradients equal eager PyTorch's:", torch.allclose(xk.grad, xk_ref.grad) and torch.allclose(wk.grad, wk_ref.grad))
+saved_k = [t.name for t in thunder.last_traces(jk)[-1].output[1][0]]
+assert len(saved_k) == 3 and saved_k[1:] == ["x", "w"]  # sin's input, then what setup_context saved
 assert "thunder_docs_scaled_backward" in {b.sym.name for b in thunder.last_backward_traces(jk)[-1].bound_symbols}
 # --8<-- [end:custom-op]
 

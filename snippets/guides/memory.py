@@ -5,9 +5,10 @@ saved-tensor layout, and a transform that edits the forward and the backward tog
 from collections import Counter
 from unittest import mock
 
+import torch
+
 import thunder
 import thunder.executors.torch_compile as torch_compile_module
-import torch
 from thunder.core.vjp_utils import get_saved_for_backward_tensors
 from thunder.executors.torch_compile import torch_compile_ex
 
@@ -66,6 +67,16 @@ print("w.grad is close to eager PyTorch's (torch.testing.assert_close passed)")
 assert len(saved(j_with)) < len(saved(j_without))
 assert set(saved(j_with)) < set(saved(j_without))
 assert sorted(moved.elements()) == ["exp", "mul", "sin"]  # and not the matmul
+
+
+def forward_region(jfn):
+    (region,) = [b for b in thunder.last_traces(jfn)[-1].bound_symbols if b.sym.is_fusion]
+    return region
+
+
+made_by = {o.name: b.sym.name for b in forward_region(j_without).subsymbols for o in b.flat_proxy_outs}
+assert [made_by.get(name, "an input") for name in saved(j_without)] == ["exp", "tanh", "an input"]
+assert [b.sym.name for b in forward_region(j_with).subsymbols] == [b.sym.name for b in forward_region(j_without).subsymbols]
 # --8<-- [end:remat-check]
 
 
@@ -145,6 +156,7 @@ print("fw.output[1][0]:               ", [t.name for t in saved_tensors])
 ]
 print("the backward unpacks C0 into:  ", [t.name for t in unpack_c0.output])
 assert get_saved_for_backward_tensors(fw) == tuple(saved_tensors)
+assert "C0, C1, = saved_for_backward" in thunder.last_backward_traces(j_plain)[-1].python()  # tensors, non-tensors
 assert [t.name for t in unpack_c0.output] == [t.name for t in saved_tensors]
 try:
     get_saved_for_backward_tensors(thunder.last_traces(j_plain)[0])
@@ -242,6 +254,7 @@ def fn(x, w1, w2):
     return torch.sin(h @ w2)
 
 
+torch.manual_seed(0)
 x = torch.randn(4, 8)
 w1 = torch.randn(8, 16, requires_grad=True)
 w2 = torch.randn(16, 8, requires_grad=True)
@@ -264,6 +277,12 @@ print(thunder.last_traces(j_bf16)[-1].python(print_depth=1))
 
 assert plain_dtypes == ["torch.float32"] * 4
 assert sorted(bf16_dtypes) == ["torch.bfloat16"] * 2 + ["torch.float32"] * 2
+# each store_bf16 comes right after the line that makes its input (del lines aside)
+lines = [b for b in thunder.last_traces(j_bf16)[-1].bound_symbols if b.sym.id != prims.PrimIDs.DEL]
+for before, line in zip(lines, lines[1:], strict=False):
+    if line.sym.name == "store_bf16":
+        assert line.args[0].name in {o.name for o in before.flat_proxy_outs}
+assert sum(b.sym.name == "store_bf16" for b in lines) == 2
 # --8<-- [end:case-run]
 
 # --8<-- [start:case-backward]
@@ -273,9 +292,9 @@ print(thunder.last_backward_traces(j_bf16)[-1].python(print_depth=1))
 w1_ref, w2_ref = w1.detach().clone().requires_grad_(), w2.detach().clone().requires_grad_()
 fn(x, w1_ref, w2_ref).sum().backward()
 for name, got, want in (("w1", w1.grad, w1_ref.grad), ("w2", w2.grad, w2_ref.grad)):
-    print(f"{name}.grad: largest difference from eager float32 {(got - want).abs().max().item():.4f}")
-    torch.testing.assert_close(got, want, rtol=2e-2, atol=5e-2)  # close, at bfloat16's precision
-    assert not torch.equal(got, want)  # and not equal: the bfloat16 rounding is visible
+    relative_error = ((got - want).norm() / want.norm()).item()
+    print(f"{name}.grad: relative error against eager float32 {relative_error:.4f}")
+    assert 0 < relative_error < 0.05  # close (bfloat16 keeps 8 bits of mantissa), and not equal
 
 backward_ops = ops(thunder.last_backward_traces(j_bf16)[-1])
 assert backward_ops.count("restore_f32") == 2
