@@ -218,7 +218,10 @@ assert [b.sym.name for b in thunder.last_traces(jr)[-1].bound_symbols].count("ro
 # --8<-- [end:replaces-grad]
 
 # --8<-- [start:custom-op]
+import linecache  # noqa: E402
+
 from thunder.executors.custom_op_ex import custom_op_ex  # noqa: E402
+from thunder.torch.custom_op import extract_saved_indices  # noqa: E402
 
 
 @torch.library.custom_op("thunder_docs::scaled", mutates_args=())
@@ -231,9 +234,15 @@ def _(x, w):
     return torch.empty_like(x)
 
 
+# Thunder reads this function's source to learn what it saves (inspect.getsource). A file or a
+# notebook cell keeps the source; code run with exec() does not, so we keep it in linecache.
+SETUP_CONTEXT = """
 def scaled_setup_context(ctx, inputs, output):
     x, w = inputs
     ctx.save_for_backward(x, w)
+"""
+linecache.cache["<scaled_setup_context>"] = (len(SETUP_CONTEXT), None, SETUP_CONTEXT.splitlines(True), "<scaled_setup_context>")
+exec(compile(SETUP_CONTEXT, "<scaled_setup_context>", "exec"))
 
 
 def scaled_backward(ctx, g):
@@ -242,6 +251,17 @@ def scaled_backward(ctx, g):
 
 
 scaled.register_autograd(scaled_backward, setup_context=scaled_setup_context)
+
+print("what Thunder reads from setup_context:", extract_saved_indices(scaled_setup_context))
+no_source = {}
+exec(compile(SETUP_CONTEXT, "<no source kept>", "exec"), no_source)
+try:
+    extract_saved_indices(no_source["scaled_setup_context"])
+except RuntimeError as e:
+    print(f"without its source: RuntimeError: {e}")
+    no_source_error = e
+assert str(no_source_error).startswith("Could not extract source code from setup_context function")
+assert extract_saved_indices(scaled_setup_context).input_indices == [0, 1]
 
 symbol = ltorch._register_custom_op(scaled)  # the torch.library op becomes a Thunder symbol
 print(symbol.name, "| id:", symbol.id, "| prim:", symbol.is_prim)
