@@ -80,6 +80,48 @@ assert [b.sym.name for b in forward_region(j_with).subsymbols] == [b.sym.name fo
 # --8<-- [end:remat-check]
 
 
+# --8<-- [start:remat-forward]
+from thunder.core.proxies import TensorProxy  # noqa: E402
+from thunder.extend import OperatorExecutor, register_executor  # noqa: E402
+
+opaqueex = OperatorExecutor("opaqueex")
+register_executor(opaqueex)
+# an operation torch.compile cannot fuse: it splits the fusion regions around it
+opaque = opaqueex.register_operator("opaque", meta=lambda t: TensorProxy(like=t), fn=lambda t: t.clone())
+
+
+def g(x):
+    a = torch.sin(x)
+    b = opaque(a * 2)
+    return b + a
+
+
+def regions(jfn):  # each fusion region: (inputs, outputs, operations)
+    return [
+        ([p.name for p in b.flat_proxy_args], [p.name for p in b.flat_proxy_outs], [s.sym.name for s in b.subsymbols])
+        for b in thunder.last_traces(jfn)[-1].bound_symbols
+        if b.sym.is_fusion
+    ]
+
+
+xg = torch.randn(8)
+g_without = thunder.jit(g, executors=[opaqueex, torch_compile_ex])
+with mock.patch.object(torch_compile_module, "rematerialize", lambda trace: trace):
+    g_without(xg)
+g_with = thunder.jit(g, executors=[opaqueex, torch_compile_ex])
+torch.testing.assert_close(g_with(xg), torch.sin(xg) * 2 + torch.sin(xg))
+for name, jfn in (("without", g_without), ("with", g_with)):
+    print(f"{name} rematerialization:")
+    for inputs, outputs, operations in regions(jfn):
+        print(f"  region({', '.join(inputs)}) -> {', '.join(outputs)}: {operations}")
+print(thunder.last_traces(g_with)[-1].python(print_depth=2))
+
+(_, out0_without, _), (in1_without, _, ops1_without) = regions(g_without)
+(_, out0_with, _), (in1_with, _, ops1_with) = regions(g_with)
+assert "a" in out0_without and "a" in in1_without and "sin" not in ops1_without  # a is kept across opaque
+assert "a" not in out0_with and "x" in in1_with and ops1_with.count("sin") == 1  # region 2 recomputes a
+# --8<-- [end:remat-forward]
+
 # --8<-- [start:checkpoint]
 def block(x, w):
     return torch.tanh(x @ w) @ w
