@@ -67,6 +67,7 @@ print("w.grad is close to eager PyTorch's (torch.testing.assert_close passed)")
 assert len(saved(j_with)) < len(saved(j_without))
 assert set(saved(j_with)) < set(saved(j_without))
 assert sorted(moved.elements()) == ["exp", "mul", "sin"]  # and not the matmul
+assert (thunder.core.dtypes.float32.bytes, thunder.core.dtypes.bool8.bytes) == (4, 1)  # find_cut's weights
 
 
 def forward_region(jfn):
