@@ -234,8 +234,8 @@ def _(x, w):
     return torch.empty_like(x)
 
 
-# Thunder reads this function's source to learn what it saves (inspect.getsource). A file or a
-# notebook cell keeps the source; code run with exec() does not, so we keep it in linecache.
+# Thunder reads this function's source to learn what it saves (inspect.getsource). A file keeps
+# the source; code run with exec() does not, so we keep it in linecache.
 SETUP_CONTEXT = """
 def scaled_setup_context(ctx, inputs, output):
     x, w = inputs

@@ -155,6 +155,8 @@ def ops(trc):
 
 bw_plain, bw_ckpt = thunder.last_backward_traces(j_plain)[-1], thunder.last_backward_traces(j_ckpt)[-1]
 assert saved(j_ckpt) == ["w", "x"] and len(saved(j_plain)) == 3
+made_by_plain = {b.output.name: b.sym.name for b in thunder.last_traces(j_plain)[-1].bound_symbols if b.sym.name == "tanh"}
+assert [made_by_plain.get(name, name) for name in saved(j_plain)] == ["w", "tanh", "x"]
 assert "tanh" in ops(bw_ckpt) and "tanh" not in ops(bw_plain)
 assert ops(bw_ckpt).count("matmul") == ops(bw_plain).count("matmul") + 1
 final_traces = [trc for j in (j_plain, j_ckpt) for trc in (thunder.last_traces(j)[-1], thunder.last_backward_traces(j)[-1])]
@@ -319,7 +321,8 @@ print("saved, SaveInBF16:  ", saved(j_bf16), bf16_dtypes)
 print(thunder.last_traces(j_bf16)[-1].python(print_depth=1))
 
 assert plain_dtypes == ["torch.float32"] * 4
-assert sorted(bf16_dtypes) == ["torch.bfloat16"] * 2 + ["torch.float32"] * 2
+assert bf16_dtypes == ["torch.bfloat16", "torch.float32", "torch.bfloat16", "torch.float32"]
+assert saved(j_bf16)[1::2] == ["w2", "x"]  # the inputs stay float32
 # each store_bf16 comes right after the line that makes its input (del lines aside)
 lines = [b for b in thunder.last_traces(j_bf16)[-1].bound_symbols if b.sym.id != prims.PrimIDs.DEL]
 for before, line in zip(lines, lines[1:], strict=False):
