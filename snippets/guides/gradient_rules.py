@@ -1,0 +1,303 @@
+"""Gradient rules: an operator without one, register_augmented_forward with register_backward,
+register_grad with get_grad and put_grad, register_operator(replaces=...) and torch.library custom ops."""
+
+# --8<-- [start:setup]
+import torch
+
+import thunder
+import thunder.torch as ltorch
+from thunder.core.proxies import TensorProxy
+from thunder.core.symbol import BoundSymbolTag
+from thunder.core.transforms import (
+    get_grad,
+    put_grad,
+    register_augmented_forward,
+    register_backward,
+    register_grad,
+)
+from thunder.extend import OperatorExecutor, register_executor
+
+gradex = OperatorExecutor("gradex")
+register_executor(gradex)
+
+# A prim: meta= makes the output proxy, fn= runs on real tensors. No gradient rule yet.
+mysquare = gradex.register_operator("mysquare", meta=lambda x: TensorProxy(like=x), fn=lambda x: x * x)
+
+
+def f(x):
+    return mysquare(x).sum()
+
+
+x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+try:
+    thunder.jit(f)(x)
+except RuntimeError as e:
+    error = e
+    print(f"RuntimeError: {e}")
+
+assert str(error).startswith("Failed to find a gradient transform for bound symbol")
+assert mysquare.is_prim and mysquare.id == "mysquare"
+print("symbol id:", repr(mysquare.id))
+# the imports of Thunder's own tutorial (thunder-add-vjp-rule.md) are gone in this version
+assert not hasattr(thunder, "make_traced") and not hasattr(thunder.core.prims, "Ops")
+# --8<-- [end:setup]
+
+# --8<-- [start:no-grad-needed]
+with torch.no_grad():
+    print(thunder.jit(f)(x))  # no input requires grad here: no grad pass, no rule needed
+
+# made with like=: not a prim; Thunder differentiates what it recorded from like
+mycube = gradex.register_operator("mycube", like=lambda x: x * x * x, fn=lambda x: x**3)
+xc = x.detach().clone().requires_grad_()
+thunder.jit(lambda x: mycube(x).sum())(xc).backward()
+torch.testing.assert_close(xc.grad, 3 * x.detach() ** 2)
+print("mycube, prim:", mycube.is_prim, "| gradient equals 3 x**2:", torch.allclose(xc.grad, 3 * x.detach() ** 2))
+assert not mycube.is_prim
+# --8<-- [end:no-grad-needed]
+
+
+# --8<-- [start:augmented-forward]
+@register_augmented_forward(mysquare.id)  # keyed by the symbol's id
+def mysquare_augmented_forward(x):
+    return mysquare(x), (x,)  # the primal result, then the residuals saved for the backward
+
+
+@register_backward(mysquare.id)
+def mysquare_backward(x, g):  # the residuals, then one cotangent per output
+    return 2 * x * g  # one gradient per tensor input
+
+
+jf = thunder.jit(f)
+out = jf(x)
+forward = thunder.last_traces(jf)[-1]
+backward = thunder.last_backward_traces(jf)[-1]
+print(forward.python(print_depth=1))
+print(backward.python(print_depth=1))
+
+assert [b.sym.name for b in forward.bound_symbols].count("mysquare") == 1
+assert "mysquare" not in {b.sym.name for b in backward.bound_symbols}
+assert [t.name for t in forward.output[1][0]] == ["x"]  # the residual (x,) is saved
+# --8<-- [end:augmented-forward]
+
+# --8<-- [start:augmented-forward-check]
+out.backward()
+x_ref = x.detach().clone().requires_grad_()
+(x_ref * x_ref).sum().backward()  # the same function in eager PyTorch
+torch.testing.assert_close(x.grad, x_ref.grad)
+print("x.grad equals eager PyTorch's:", torch.equal(x.grad, x_ref.grad))
+
+# finite differences: gradcheck perturbs each element of x and compares with the backward
+print("gradcheck:", torch.autograd.gradcheck(jf, (x.detach().requires_grad_(),)))
+stats = thunder.compile_stats(jf)
+print("compilations:", stats.cache_misses, "| cache hits:", stats.cache_hits)
+assert stats.cache_misses == 1 and stats.cache_hits > 1
+# --8<-- [end:augmented-forward-check]
+
+# --8<-- [start:register-grad]
+mysoftplus = gradex.register_operator("mysoftplus", meta=lambda x: TensorProxy(like=x), fn=torch.nn.functional.softplus)
+
+
+def mysoftplus_grad(x):
+    out = mysoftplus(x)  # the forward
+    g = get_grad(out)  # the gradient that flows into out
+    put_grad(x, g * ltorch.sigmoid(x))  # the gradient of x: thunder.torch ops, not torch ops
+    return out
+
+
+register_grad(mysoftplus, mysoftplus_grad)  # a Symbol, or its id
+
+
+def h(x):
+    return mysoftplus(x * 2).sum()
+
+
+jh = thunder.jit(h)
+xs = torch.randn(3, dtype=torch.float64, requires_grad=True)
+jh(xs).backward()
+traces = thunder.last_traces(jh)
+joint = next(t for t in traces if str(t.get_provenance()).startswith("# Constructed by Grad transform pass"))
+print(joint.python(print_depth=1))
+
+tagged = [b.sym.name for b in joint.bound_symbols if BoundSymbolTag.BACKWARD in b.tags]
+print("tagged BACKWARD:", tagged)
+assert "mysoftplus" not in tagged and "sigmoid" in tagged and "get_grad" in tagged
+is_backward = [BoundSymbolTag.BACKWARD in b.tags for b in joint.bound_symbols[:-1]]  # without the return
+first = is_backward.index(True)
+assert not any(is_backward[:first]) and all(is_backward[first:])  # forward lines first, then backward lines
+assert joint.bound_symbols[first].sym.name == "get_grad"
+
+# torch functions do not accept proxies: a rule written with torch.sigmoid fails
+mybad = gradex.register_operator("mybad", meta=lambda x: TensorProxy(like=x), fn=torch.nn.functional.softplus)
+
+
+def mybad_grad(x):
+    out = mybad(x)
+    put_grad(x, get_grad(out) * torch.sigmoid(x))
+    return out
+
+
+register_grad(mybad, mybad_grad)
+try:
+    thunder.jit(lambda x: mybad(x).sum())(xs)
+except TypeError as e:
+    print(f"with torch.sigmoid: TypeError: {e}")
+    type_error = e
+assert "must be Tensor, not TensorProxy" in str(type_error)
+# --8<-- [end:register-grad]
+
+# --8<-- [start:register-grad-split]
+forward = thunder.last_traces(jh)[-1]
+backward = thunder.last_backward_traces(jh)[-1]
+print(forward.python(print_depth=1))
+print(backward.python(print_depth=1))
+
+xs_ref = xs.detach().clone().requires_grad_()
+torch.nn.functional.softplus(xs_ref * 2).sum().backward()
+torch.testing.assert_close(xs.grad, xs_ref.grad)
+print("xs.grad equals eager PyTorch's:", torch.allclose(xs.grad, xs_ref.grad))
+print("gradcheck:", torch.autograd.gradcheck(jh, (xs.detach().requires_grad_(),)))
+
+# the execution transform wrote the sigmoid as neg, exp, add, reciprocal; all in the backward
+assert "reciprocal" not in {b.sym.name for b in forward.bound_symbols}
+assert {"neg", "exp", "reciprocal"} <= {b.sym.name for b in backward.bound_symbols}
+# --8<-- [end:register-grad-split]
+
+
+# --8<-- [start:replaces]
+def rotate(x, c, s):  # plain Python that the interpreter would otherwise trace through
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((x1 * c - x2 * s, x1 * s + x2 * c), dim=-1)
+
+
+rotate_op = gradex.register_operator("rotate", meta=lambda x, c, s: TensorProxy(like=x), fn=rotate, replaces=rotate)
+
+
+def r(x, c, s):
+    return rotate(x, c, s).sum()
+
+
+xr = torch.randn(2, 4, requires_grad=True)
+c, s = torch.randn(2, 2), torch.randn(2, 2)
+
+traced_through = thunder.jit(r)  # gradex not listed: its replacement is not used
+traced_through(xr, c, s)
+print("without executors=[gradex]:", sorted({b.sym.name for b in thunder.last_traces(traced_through)[0].bound_symbols}))
+
+jr = thunder.jit(r, executors=[gradex])
+try:
+    jr(xr, c, s)
+except RuntimeError as e:
+    print(f"RuntimeError: {e}")
+    error = e
+assert str(error).startswith("Failed to find a gradient transform for bound symbol")
+assert "rotate" not in {b.sym.name for b in thunder.last_traces(traced_through)[0].bound_symbols}
+# --8<-- [end:replaces]
+
+
+# --8<-- [start:replaces-grad]
+@register_augmented_forward(rotate_op.id)
+def rotate_augmented_forward(x, c, s):
+    return rotate_op(x, c, s), (c, s)
+
+
+@register_backward(rotate_op.id)
+def rotate_backward(c, s, g):  # the transpose of the rotation
+    g1, g2 = ltorch.chunk(g, 2, -1)
+    return ltorch.cat((g1 * c + g2 * s, g2 * c - g1 * s), -1), None, None
+
+
+jr = thunder.jit(r, executors=[gradex])
+jr(xr, c, s).backward()
+print(thunder.last_traces(jr)[-1].python(print_depth=1))
+
+xr_ref = xr.detach().clone().requires_grad_()
+rotate(xr_ref, c, s).sum().backward()
+torch.testing.assert_close(xr.grad, xr_ref.grad)
+print("xr.grad equals eager PyTorch's:", torch.allclose(xr.grad, xr_ref.grad))
+assert [b.sym.name for b in thunder.last_traces(jr)[-1].bound_symbols].count("rotate") == 1
+# --8<-- [end:replaces-grad]
+
+# --8<-- [start:custom-op]
+import linecache  # noqa: E402
+
+from thunder.executors.custom_op_ex import custom_op_ex  # noqa: E402
+from thunder.torch.custom_op import extract_saved_indices  # noqa: E402
+
+
+@torch.library.custom_op("thunder_docs::scaled", mutates_args=())
+def scaled(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return x * w.exp()
+
+
+@scaled.register_fake
+def _(x, w):
+    return torch.empty_like(x)
+
+
+# Thunder reads this function's source to learn what it saves (inspect.getsource). A file keeps
+# the source; code run with exec() does not, so we keep it in linecache.
+SETUP_CONTEXT = """
+def scaled_setup_context(ctx, inputs, output):
+    x, w = inputs
+    ctx.save_for_backward(x, w)
+"""
+linecache.cache["<scaled_setup_context>"] = (len(SETUP_CONTEXT), None, SETUP_CONTEXT.splitlines(True), "<scaled_setup_context>")
+exec(compile(SETUP_CONTEXT, "<scaled_setup_context>", "exec"))
+
+
+def scaled_backward(ctx, g):
+    x, w = ctx.saved_tensors
+    return g * w.exp(), g * x * w.exp()
+
+
+scaled.register_autograd(scaled_backward, setup_context=scaled_setup_context)
+
+print("what Thunder reads from setup_context:", extract_saved_indices(scaled_setup_context))
+no_source = {}
+exec(compile(SETUP_CONTEXT, "<no source kept>", "exec"), no_source)
+try:
+    extract_saved_indices(no_source["scaled_setup_context"])
+except RuntimeError as e:
+    print(f"without its source: RuntimeError: {e}")
+    no_source_error = e
+assert str(no_source_error).startswith("Could not extract source code from setup_context function")
+assert extract_saved_indices(scaled_setup_context).input_indices == [0, 1]
+
+symbol = ltorch._register_custom_op(scaled)  # the torch.library op becomes a Thunder symbol
+print(symbol.name, "| id:", symbol.id, "| prim:", symbol.is_prim)
+
+
+def k(x, w):
+    return torch.ops.thunder_docs.scaled(x, w).sin().sum()
+
+
+xk = torch.randn(4, requires_grad=True)
+wk = torch.randn(4, requires_grad=True)
+jk = thunder.jit(k, executors=[custom_op_ex])
+jk(xk, wk).backward()
+print(thunder.last_traces(jk)[-1].python(print_depth=1))
+print(thunder.last_backward_traces(jk)[-1].python(print_depth=1))
+
+xk_ref, wk_ref = xk.detach().clone().requires_grad_(), wk.detach().clone().requires_grad_()
+k(xk_ref, wk_ref).sum().backward()
+torch.testing.assert_close((xk.grad, wk.grad), (xk_ref.grad, wk_ref.grad))
+print("gradients equal eager PyTorch's:", torch.allclose(xk.grad, xk_ref.grad) and torch.allclose(wk.grad, wk_ref.grad))
+saved_k = [t.name for t in thunder.last_traces(jk)[-1].output[1][0]]
+assert len(saved_k) == 3 and saved_k[1:] == ["x", "w"]  # sin's input, then what setup_context saved
+assert "thunder_docs_scaled_backward" in {b.sym.name for b in thunder.last_backward_traces(jk)[-1].bound_symbols}
+# --8<-- [end:custom-op]
+
+# --8<-- [start:custom-op-limits]
+try:
+    thunder.jit(lambda x, w: scaled(x, w).sum(), executors=[custom_op_ex])(xk, wk)
+except NotImplementedError as e:
+    print("calling scaled(x, w) itself:", f"NotImplementedError: {str(e).splitlines()[0]}")
+    called_def = e
+try:
+    thunder.jit(k)(xk, wk)
+except RuntimeError as e:
+    print("without executors=[custom_op_ex]:", f"RuntimeError: {e}")
+    no_executor = e
+assert str(no_executor).startswith("Failed to find an executor for bound symbol")
+assert isinstance(called_def, NotImplementedError)
+# --8<-- [end:custom-op-limits]

@@ -1,0 +1,347 @@
+"""Gradients and memory: rematerialization between fusion regions, activation checkpointing, the
+saved-tensor layout, and a transform that edits the forward and the backward together."""
+
+# --8<-- [start:remat-setup]
+from collections import Counter
+from unittest import mock
+
+import torch
+
+import thunder
+import thunder.executors.torch_compile as torch_compile_module
+from thunder.core.vjp_utils import get_saved_for_backward_tensors
+from thunder.executors.torch_compile import torch_compile_ex
+
+
+def f(x, w):
+    a = torch.tanh(x @ w)
+    b = torch.sin(a) * 2
+    return (b.exp() + a).sum()
+
+
+x = torch.randn(4, 8)
+w = torch.randn(8, 8, requires_grad=True)
+
+
+def saved(jfn):  # the names of the tensors the forward trace saves for the backward
+    return [t.name for t in get_saved_for_backward_tensors(thunder.last_traces(jfn)[-1])]
+
+
+# the same compilation with the pass replaced by one that returns its input unchanged
+j_without = thunder.jit(f, executors=[torch_compile_ex])
+with mock.patch.object(torch_compile_module, "rematerialize", lambda trace: trace):
+    j_without(x, w)
+print("saved without rematerialization:", saved(j_without))
+# --8<-- [end:remat-setup]
+
+# --8<-- [start:remat-without]
+print(thunder.last_traces(j_without)[-1].python(print_depth=2))
+print(thunder.last_backward_traces(j_without)[-1].python(print_depth=2))
+# --8<-- [end:remat-without]
+
+# --8<-- [start:remat-with]
+j_with = thunder.jit(f, executors=[torch_compile_ex])
+out = j_with(x, w)
+print("saved with rematerialization:", saved(j_with))
+print(thunder.last_traces(j_with)[-1].python(print_depth=2))
+print(thunder.last_backward_traces(j_with)[-1].python(print_depth=2))
+# --8<-- [end:remat-with]
+
+
+# --8<-- [start:remat-check]
+def backward_region_ops(jfn):  # the operations inside the backward's fusion region, counted
+    (region,) = [b for b in thunder.last_backward_traces(jfn)[-1].bound_symbols if b.sym.is_fusion]
+    return Counter(b.sym.name for b in region.subsymbols)
+
+
+moved = backward_region_ops(j_with) - backward_region_ops(j_without)
+print("recomputed in the backward:", sorted(moved.elements()))
+print("saved tensors:", len(saved(j_without)), "->", len(saved(j_with)))
+
+out.backward()
+w_ref = w.detach().clone().requires_grad_()
+f(x, w_ref).backward()
+torch.testing.assert_close(w.grad, w_ref.grad)  # raises if not close
+print("w.grad is close to eager PyTorch's (torch.testing.assert_close passed)")
+
+assert len(saved(j_with)) < len(saved(j_without))
+assert set(saved(j_with)) < set(saved(j_without))
+assert sorted(moved.elements()) == ["exp", "mul", "sin"]  # and not the matmul
+assert (thunder.core.dtypes.float32.bytes, thunder.core.dtypes.bool8.bytes) == (4, 1)  # find_cut's weights
+
+
+def forward_region(jfn):
+    (region,) = [b for b in thunder.last_traces(jfn)[-1].bound_symbols if b.sym.is_fusion]
+    return region
+
+
+made_by = {o.name: b.sym.name for b in forward_region(j_without).subsymbols for o in b.flat_proxy_outs}
+assert [made_by.get(name, "an input") for name in saved(j_without)] == ["exp", "tanh", "an input"]
+assert [b.sym.name for b in forward_region(j_with).subsymbols] == [b.sym.name for b in forward_region(j_without).subsymbols]
+# --8<-- [end:remat-check]
+
+
+# --8<-- [start:remat-forward]
+from thunder.core.proxies import TensorProxy  # noqa: E402
+from thunder.extend import OperatorExecutor, register_executor  # noqa: E402
+
+opaqueex = OperatorExecutor("opaqueex")
+register_executor(opaqueex)
+# an operation torch.compile cannot fuse: it splits the fusion regions around it
+opaque = opaqueex.register_operator("opaque", meta=lambda t: TensorProxy(like=t), fn=lambda t: t.clone())
+
+
+def g(x):
+    a = torch.sin(x)
+    b = opaque(a * 2)
+    return b + a
+
+
+def regions(jfn):  # each fusion region: (inputs, outputs, operations)
+    return [
+        ([p.name for p in b.flat_proxy_args], [p.name for p in b.flat_proxy_outs], [s.sym.name for s in b.subsymbols])
+        for b in thunder.last_traces(jfn)[-1].bound_symbols
+        if b.sym.is_fusion
+    ]
+
+
+xg = torch.randn(8)
+g_without = thunder.jit(g, executors=[opaqueex, torch_compile_ex])
+with mock.patch.object(torch_compile_module, "rematerialize", lambda trace: trace):
+    g_without(xg)
+g_with = thunder.jit(g, executors=[opaqueex, torch_compile_ex])
+torch.testing.assert_close(g_with(xg), torch.sin(xg) * 2 + torch.sin(xg))
+for name, jfn in (("without", g_without), ("with", g_with)):
+    print(f"{name} rematerialization:")
+    for inputs, outputs, operations in regions(jfn):
+        print(f"  region({', '.join(inputs)}) -> {', '.join(outputs)}: {operations}")
+print(thunder.last_traces(g_with)[-1].python(print_depth=2))
+
+(_, out0_without, _), (in1_without, _, ops1_without) = regions(g_without)
+(_, out0_with, _), (in1_with, _, ops1_with) = regions(g_with)
+assert "a" in out0_without and "a" in in1_without and "sin" not in ops1_without  # a is kept across opaque
+assert "a" not in out0_with and "x" in in1_with and ops1_with.count("sin") == 1  # region 2 recomputes a
+# --8<-- [end:remat-forward]
+
+# --8<-- [start:checkpoint]
+def block(x, w):
+    return torch.tanh(x @ w) @ w
+
+
+def plain(x, w):
+    return block(x, w).sum()
+
+
+def checkpointed(x, w):
+    return torch.utils.checkpoint.checkpoint(block, x, w, use_reentrant=False).sum()
+
+
+w.grad = None
+j_plain, j_ckpt = thunder.jit(plain), thunder.jit(checkpointed)
+j_plain(x, w).backward()
+grad_plain, w.grad = w.grad, None
+j_ckpt(x, w).backward()
+print("saved, plain:       ", saved(j_plain))
+print("saved, checkpointed:", saved(j_ckpt))
+print(thunder.last_backward_traces(j_ckpt)[-1].python(print_depth=1))
+
+torch.testing.assert_close(w.grad, grad_plain)
+print("same gradient:", torch.allclose(w.grad, grad_plain))
+
+
+def ops(trc):
+    return sorted(b.sym.name for b in trc.bound_symbols)
+
+
+bw_plain, bw_ckpt = thunder.last_backward_traces(j_plain)[-1], thunder.last_backward_traces(j_ckpt)[-1]
+assert saved(j_ckpt) == ["w", "x"] and len(saved(j_plain)) == 3
+made_by_plain = {b.output.name: b.sym.name for b in thunder.last_traces(j_plain)[-1].bound_symbols if b.sym.name == "tanh"}
+assert [made_by_plain.get(name, name) for name in saved(j_plain)] == ["w", "tanh", "x"]
+assert "tanh" in ops(bw_ckpt) and "tanh" not in ops(bw_plain)
+assert ops(bw_ckpt).count("matmul") == ops(bw_plain).count("matmul") + 1
+final_traces = [trc for j in (j_plain, j_ckpt) for trc in (thunder.last_traces(j)[-1], thunder.last_backward_traces(j)[-1])]
+assert not any(b.sym.is_fusion for trc in final_traces for b in trc.bound_symbols)  # no fusion regions here
+# --8<-- [end:checkpoint]
+
+# --8<-- [start:checkpoint-joint]
+from thunder.core.symbol import BoundSymbolTag  # noqa: E402
+
+joint = next(t for t in thunder.last_traces(j_ckpt) if str(t.get_provenance()).startswith("# Constructed by Grad transform pass"))
+print(joint.python(print_depth=1))
+recomputed = [b for b in joint.bound_symbols if any(o.name.startswith("bw_") for o in b.flat_proxy_outs)]
+print("recomputed under new names:", [(b.sym.name, b.output.name) for b in recomputed])
+assert [b.sym.name for b in recomputed] == ["matmul", "tanh"]
+assert all(BoundSymbolTag.BACKWARD in b.tags for b in recomputed)
+# --8<-- [end:checkpoint-joint]
+
+# --8<-- [start:joint-map]
+
+joint = next(
+    t for t in thunder.last_traces(j_plain) if str(t.get_provenance()).startswith("# Constructed by Grad transform pass")
+)
+for b in joint.bound_symbols:
+    if b.sym.name not in ("unpack_trivial", "python_return"):
+        side = "backward" if BoundSymbolTag.BACKWARD in b.tags else "forward "
+        print(side, f"{b.sym.name:10}", "source line:", b.source_positions.lineno if b.source_positions else None)
+
+backward_lines = [b for b in joint.bound_symbols if BoundSymbolTag.BACKWARD in b.tags]
+assert backward_lines and all(b.source_positions is None for b in backward_lines)
+assert all(b.source_positions is None for b in thunder.last_backward_traces(j_plain)[-1].bound_symbols)
+# --8<-- [end:joint-map]
+
+# --8<-- [start:layout]
+fw = thunder.last_traces(j_plain)[-1]
+result, (saved_tensors, saved_other) = fw.output  # what the forward's return line returns
+print("get_saved_for_backward_tensors:", [t.name for t in get_saved_for_backward_tensors(fw)])
+print("fw.output[1][0]:               ", [t.name for t in saved_tensors])
+(unpack_c0,) = [
+    b
+    for b in thunder.last_backward_traces(j_plain)[-1].bound_symbols
+    if b.sym.name == "unpack_sequence" and b.args[0].name == "C0"
+]
+print("the backward unpacks C0 into:  ", [t.name for t in unpack_c0.output])
+assert get_saved_for_backward_tensors(fw) == tuple(saved_tensors)
+assert "C0, C1, = saved_for_backward" in thunder.last_backward_traces(j_plain)[-1].python()  # tensors, non-tensors
+assert [t.name for t in unpack_c0.output] == [t.name for t in saved_tensors]
+try:
+    get_saved_for_backward_tensors(thunder.last_traces(j_plain)[0])
+except RuntimeError as e:
+    print(f"on the interpreter's trace: RuntimeError: {e}")
+# --8<-- [end:layout]
+
+# --8<-- [start:case-transform]
+from thunder.core import dtypes, prims  # noqa: E402
+from thunder.core.proxies import TensorProxy  # noqa: E402
+from thunder.core.trace import TraceProvenance, TraceTag, from_trace, tracectx  # noqa: E402
+from thunder.core.transforms import TOPOSORT_ORDER, bsym_list_to_dag, toposort_bsym_dag  # noqa: E402
+from thunder.executors.passes import del_last_used  # noqa: E402
+from thunder.extend import OperatorExecutor, register_executor  # noqa: E402
+
+castex = OperatorExecutor("castex")
+register_executor(castex)
+store_bf16 = castex.register_operator(
+    "store_bf16", meta=lambda t: TensorProxy(like=t, dtype=dtypes.bfloat16), fn=lambda t: t.to(torch.bfloat16)
+)
+restore_f32 = castex.register_operator(
+    "restore_f32", meta=lambda t: TensorProxy(like=t, dtype=dtypes.float32), fn=lambda t: t.to(torch.float32)
+)
+
+CLEANUP = {prims.PrimIDs.DEL, "clear_mutable_collection"}
+
+
+def without_cleanup(bsyms):
+    return [b for b in bsyms if b.sym.id not in CLEANUP]
+
+
+class SaveInBF16(thunder.Transform):
+    def __init__(self):
+        self.stored = {}  # forward hook -> backward hook: original name -> bf16 proxy
+
+    def transform_trace_post_optimization(self, trc, **kwargs):
+        if TraceTag.AUGMENTED_FORWARD in trc.tags:
+            return self.forward(trc)
+        if TraceTag.BACKWARD in trc.tags:
+            return self.backward(trc)
+        return trc
+
+    def forward(self, trc):
+        inputs = {p.name for p in trc.args}
+        saved = get_saved_for_backward_tensors(trc)
+        new = from_trace(trc)
+        bsyms = without_cleanup(trc.bound_symbols)
+        *body, ret = bsyms
+        self.stored = {}
+        casts = []
+        with tracectx(new):
+            for t in saved:
+                if t.dtype == dtypes.float32 and t.name not in inputs:
+                    new.push_scope([])
+                    self.stored[t.name] = store_bf16(t)
+                    casts += new.pop_scope()
+            new_saved = tuple(self.stored.get(t.name, t) for t in saved)
+            (result, (_, saved_other)) = ret.args
+            new.push_scope([])
+            prims.python_return(result, (new_saved, saved_other))
+            (new_ret,) = new.pop_scope()
+        is_cast = {id(b) for b in casts}
+        roots, leaves = bsym_list_to_dag([*body, *casts, new_ret])
+        # a cast as soon as its input exists, so that the float32 tensor can be freed early
+        new.bound_symbols = toposort_bsym_dag(
+            roots, TOPOSORT_ORDER.TOP_DOWN, lambda nodes: next((i for i, n in enumerate(nodes) if id(n.bsym) in is_cast), 0)
+        )
+        new.set_provenance(TraceProvenance("Save in bfloat16 (forward)"))
+        return del_last_used(new)
+
+    def backward(self, trc):
+        new = from_trace(trc)
+        out = []
+        for b in without_cleanup(trc.bound_symbols):
+            if b.sym.id == prims.PrimIDs.UNPACK_SEQUENCE and b.args[0].name == "C0":
+                originals = b.output
+                b = b.from_bsym(output=[self.stored.get(t.name, t) for t in originals])
+                out.append(b)
+                for t in originals:
+                    if t.name in self.stored:  # restore under the old name: later lines read it unchanged
+                        out.append(restore_f32.bind(self.stored[t.name], output=t))
+                continue
+            out.append(b)
+        new.bound_symbols = out
+        new.set_provenance(TraceProvenance("Save in bfloat16 (backward)"))
+        return del_last_used(new, clear_mutable_collections=True)
+
+
+# --8<-- [end:case-transform]
+
+
+# --8<-- [start:case-run]
+def fn(x, w1, w2):
+    h = torch.tanh(x @ w1)
+    return torch.sin(h @ w2)
+
+
+torch.manual_seed(0)
+x = torch.randn(4, 8)
+w1 = torch.randn(8, 16, requires_grad=True)
+w2 = torch.randn(16, 8, requires_grad=True)
+
+
+def saved_dtypes(jfn):  # the dtypes PyTorch's autograd is handed to keep, recorded by a pack hook
+    packed = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(str(t.dtype)) or t, lambda t: t):
+        result = jfn(x, w1, w2)
+    return result, packed
+
+
+j_plain = thunder.jit(fn)
+_, plain_dtypes = saved_dtypes(j_plain)
+j_bf16 = thunder.jit(fn, transforms=[SaveInBF16()])
+out, bf16_dtypes = saved_dtypes(j_bf16)
+print("saved, plain:       ", saved(j_plain), plain_dtypes)
+print("saved, SaveInBF16:  ", saved(j_bf16), bf16_dtypes)
+print(thunder.last_traces(j_bf16)[-1].python(print_depth=1))
+
+assert plain_dtypes == ["torch.float32"] * 4
+assert bf16_dtypes == ["torch.bfloat16", "torch.float32", "torch.bfloat16", "torch.float32"]
+assert saved(j_bf16)[1::2] == ["w2", "x"]  # the inputs stay float32
+# each store_bf16 comes right after the line that makes its input (del lines aside)
+lines = [b for b in thunder.last_traces(j_bf16)[-1].bound_symbols if b.sym.id != prims.PrimIDs.DEL]
+for before, line in zip(lines, lines[1:], strict=False):
+    if line.sym.name == "store_bf16":
+        assert line.args[0].name in {o.name for o in before.flat_proxy_outs}
+assert sum(b.sym.name == "store_bf16" for b in lines) == 2
+# --8<-- [end:case-run]
+
+# --8<-- [start:case-backward]
+out.sum().backward()
+print(thunder.last_backward_traces(j_bf16)[-1].python(print_depth=1))
+
+w1_ref, w2_ref = w1.detach().clone().requires_grad_(), w2.detach().clone().requires_grad_()
+fn(x, w1_ref, w2_ref).sum().backward()
+for name, got, want in (("w1", w1.grad, w1_ref.grad), ("w2", w2.grad, w2_ref.grad)):
+    relative_error = ((got - want).norm() / want.norm()).item()
+    print(f"{name}.grad: relative error against eager float32 {relative_error:.4f}")
+    assert 0 < relative_error < 0.05  # close (bfloat16 keeps 8 bits of mantissa), and not equal
+
+backward_ops = ops(thunder.last_backward_traces(j_bf16)[-1])
+assert backward_ops.count("restore_f32") == 2
+# --8<-- [end:case-backward]
