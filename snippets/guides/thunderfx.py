@@ -136,11 +136,17 @@ assert torch.allclose(x_grad.grad, x_ref.grad)
 # --8<-- [end:backward]
 
 # --8<-- [start:source_lines]
-import inspect  # noqa: E402
 import linecache  # noqa: E402
 import re  # noqa: E402
 
-fn_source = inspect.getsource(fn)
+
+def user_frame(node):
+    """The innermost frame of an FX node's stack trace: your file, line, function and code."""
+    lines = node.meta["stack_trace"].rstrip().splitlines()
+    at = max(i for i, text in enumerate(lines) if text.lstrip().startswith("File "))
+    file, lineno, function = re.match(r'\s*File "(.+)", line (\d+), in (\w+)', lines[at]).groups()
+    return file, int(lineno), function, lines[at + 1].strip() if at + 1 < len(lines) else ""
+
 
 fx_code = info.thunder_compiled_fns[0]._model.code
 print(fx_code.strip())
@@ -154,10 +160,9 @@ for part, trc in zip(info.thunder_compiled_fns, cfn.last_traces, strict=True):
         line = bsym.source_positions.lineno
         fx_line = linecache.getline(bsym.source_filename, line).strip()
         node = nodes[fx_line.split(" = ")[0]]  # the FX node this line of FX code assigns
-        *_, frame, code = node.meta["stack_trace"].strip().splitlines()  # the innermost frame: the user's line
-        file, lineno = re.match(r'\s*File "(.+)", line (\d+)', frame).groups()
-        print(f"{bsym.output.name:4} {bsym.source_filename}:{line} -> FX node {node.name:6} -> {file}:{lineno}: {code.strip()}")
-        assert fx_line in part._model.code and code.strip() in fn_source
+        file, lineno, function, code = user_frame(node)
+        print(f"{bsym.output.name:4} {bsym.source_filename}:{line} -> FX node {node.name:6} -> {file}:{lineno}: {code}")
+        assert fx_line in part._model.code and function == "fn" and code == linecache.getline(file, lineno).strip()
 # --8<-- [end:source_lines]
 
 # --8<-- [start:graph_break]
@@ -331,7 +336,7 @@ assert row["compiled object"] == ("function", "ThunderFXCompiledObject")
 assert row["computation traces"] == (1, 2)
 assert row["torch.histc"] == ("a line of the trace", "part inductor_1")
 assert row["input name"] == (["x"], ["l_x_"])
-assert row["source comments"][0][0].endswith("thunderfx.py") and row["source comments"][1] == ["<eval_with_key>"]
+assert row["source comments"] == ([fn.__code__.co_filename], ["<eval_with_key>"])  # fn's own file, FX's code
 assert row["tensor checks in prologue"] == (True, False)
 assert row["data-dependent branch"] == ("raised NotImplementedError", "ran as 2 graphs")
 # --8<-- [end:versus_function]
