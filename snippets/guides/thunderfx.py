@@ -90,6 +90,7 @@ assert all(isinstance(f, thunder.ThunderModule) for f in info.thunder_compiled_f
 assert [v.compiler.name for v in info.submodule_to_compiled_functions.values()] == ["THUNDER", "TORCH_INDUCTOR",
                                                                                       "THUNDER"]
 # Its annotation says GraphModule; in 0.2.6 it holds a wrapper with the graph and the thunder part numbers.
+assert isinstance(info.split_graph_module, torch.fx.GraphModule)
 assert not isinstance(info.original_split_graph_module, torch.fx.GraphModule)
 assert info.original_split_graph_module.supported_indexes == {0, 2}
 # --8<-- [end:subgraph_info]
