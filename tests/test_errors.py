@@ -70,14 +70,25 @@ def test_output_language_option(throwaway):
     assert '<span class="gi">+ added</span>' in html and '<span class="gd">- removed</span>' in html
 
 
-def test_unknown_option(throwaway):
-    page = '# Page\n\n<!-- exec: colour=red -->\n```python\n--8<-- "snippets/page.py:fine"\n```\n'
-    assert_fails_cleanly(throwaway, page, "docs/page.md:4", "unknown exec option 'colour'")
+@pytest.mark.parametrize("options, cause", [
+    ("colour=red", "unknown exec option 'colour' (known: cuda, graph, output, stepper)"),
+    ("cuda=x", "exec option 'cuda' is a flag and takes no value: write cuda, not cuda=x"),
+    ("stepper=yes", "exec option 'stepper' is a flag and takes no value"),
+    ("graph=", "exec option 'graph' needs a value: graph=traces[0],traces[-1]"),
+    ("graph=x,,y", "exec option 'graph=x,,y': an item is empty"),
+    ("graph=traces[0", "exec option 'graph=traces[0': 'traces[0' is not a Python expression"),
+    ("output=", "exec option 'output' needs a value: output=diff"),
+    ("output=nolexer", "exec option 'output=nolexer': no Pygments lexer is named 'nolexer'"),
+    ("output=diff output=text", "exec option 'output' is given twice"),
+])
+def test_a_bad_option_names_the_page_and_the_line(throwaway, options, cause):
+    page = f'# Page\n\n<!-- exec: {options} -->\n```python\n--8<-- "snippets/page.py:fine"\n```\n'
+    assert_fails_cleanly(throwaway, page, f"thunder-exec: docs/page.md:3: {cause}")
 
 
 def test_line_numbers_count_the_front_matter(throwaway):
     page = '---\nexec_timeout: 5\n---\n\n# Page\n\n<!-- exec: colour=red -->\n```python\n--8<-- "snippets/page.py:fine"\n```\n'
-    assert_fails_cleanly(throwaway, page, "docs/page.md:8", "unknown exec option 'colour'")
+    assert_fails_cleanly(throwaway, page, "docs/page.md:7: unknown exec option 'colour'")
 
 
 def test_section_that_raises(throwaway):

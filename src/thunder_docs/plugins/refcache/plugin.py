@@ -18,7 +18,6 @@ Material). A new Thunder or a changed option renders the entry again.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import pickle
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import Files
 
 from thunder_docs.plugins.refcache.config import ReferenceCacheConfig
-from thunder_docs.shared.files import JsonStore, stable
+from thunder_docs.shared.files import JsonStore, digest, stable
 from thunder_docs.shared.versions import distribution_version
 
 log = get_plugin_logger("thunder-refcache")
@@ -58,7 +57,7 @@ class ReferenceCache:
 
     def key(self, identifier: str, options: Any, locale: str | None) -> str:
         payload = json.dumps([identifier, stable(options), locale], sort_keys=True)
-        return hashlib.sha256((self.context + payload).encode()).hexdigest()
+        return digest(self.context, payload)
 
     def install(self, handler: Any, locale: str | None) -> None:
         """Wrap the handler's collect, render and get_aliases (the instance's, not the class's)."""
