@@ -3,7 +3,7 @@
 from bs4 import BeautifulSoup
 
 from conftest import PAGES_WITH_CODE, SITE
-from thunder_docs import approved
+from thunder_docs.plugins.exec import approved
 
 SNIPPET = '''\
 # --8<-- [start:setup]

@@ -131,9 +131,9 @@ def test_builds_reuse_and_invalidate(throwaway):
     assert "executed 2 sections" in log
 
     throwaway.write({"docs/page.md": PAGE.format(prose="Other prose.").replace(
-        '```python\n--8<-- "snippets/page.py:b"', '<!-- exec: output=diff -->\n```python\n--8<-- "snippets/page.py:b"')})
+        '```python\n--8<-- "snippets/page.py:b"', '<!-- exec: output=python -->\n```python\n--8<-- "snippets/page.py:b"')})
     log, html = build(throwaway)  # an exec option: in the key
-    assert "executed 2 sections" in log and "language-diff" in html
+    assert "executed 2 sections" in log and '<span class="ow">is</span>' in html  # "x is 2", read as Python
 
 
 def test_cache_dir_is_an_option(throwaway):

@@ -17,7 +17,7 @@ import ast
 import json
 import textwrap
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import Field, asdict, dataclass, field, fields
 
 from pygments.lexers import find_lexer_class_by_name
 from pygments.util import ClassNotFound
@@ -90,6 +90,11 @@ class ExecOptions:
 
 
 _DECLARED = {f.name: f for f in fields(ExecOptions)}
+# The types an option may have, as annotated (this module's annotations are strings): a flag,
+# a text, a comma-separated list of texts.
+_KINDS = {"bool": "flag", "str": "text", "tuple[str, ...]": "list"}
+if unsupported := [f"{f.name}: {f.type}" for f in _DECLARED.values() if f.type not in _KINDS]:
+    raise TypeError(f"exec options of a type parse_exec_options cannot read: {', '.join(unsupported)}")
 
 
 def parse_exec_options(text: str) -> ExecOptions:
@@ -106,16 +111,17 @@ def parse_exec_options(text: str) -> ExecOptions:
     return ExecOptions(**values)
 
 
-def _value(declared, value: str | None):
-    name, check = declared.name, declared.metadata["check"] or (lambda v: v)
-    if isinstance(declared.default, bool):
+def _value(declared: Field, value: str | None) -> bool | str | tuple[str, ...]:
+    name, kind = declared.name, _KINDS[declared.type]
+    check = declared.metadata["check"] or (lambda v: v)
+    if kind == "flag":
         if value is not None:
             raise ExecOptionError(f"exec option '{name}' is a flag and takes no value: write {name}, not {name}={value}")
         return True
     if not value:
         raise ExecOptionError(f"exec option '{name}' needs a value: {declared.metadata['example']}")
     try:
-        if isinstance(declared.default, tuple):
+        if kind == "list":
             parts = value.split(",")
             if not all(parts):
                 raise ExecOptionError("an item is empty (items are separated by single commas)")

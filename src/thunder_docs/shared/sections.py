@@ -47,7 +47,6 @@ class Include:
     """
 
     fence: Fence
-    specs: list[str]
     sections: list[Section]
     exec_options: ExecOptions = field(default_factory=ExecOptions)
 
@@ -114,12 +113,15 @@ def find_includes(markdown: str, page: str, root: Path, first_line: int = 1) -> 
     ``first_line`` is the line of the page file that ``markdown`` starts at (after front
     matter), so messages name the file's own line numbers. Raises SnippetError, naming
     the page line, for a python fence that holds code instead of includes, a missing
-    file, a missing section or a line-range include.
+    file, a missing section, a line-range include, a bad exec option or exec options
+    that are not on the line right before a python fence.
     """
     includes = []
     cache: dict[str, dict[str, Section]] = {}
     lines = markdown.split("\n")
-    for fence in iter_fences(markdown):
+    fences = iter_fences(markdown)
+    _check_directives_are_placed(lines, fences, page, first_line)
+    for fence in fences:
         if not fence.is_python:
             continue
         where = f"{page}:{fence.start + first_line}"
@@ -138,8 +140,18 @@ def find_includes(markdown: str, page: str, root: Path, first_line: int = 1) -> 
             raise SnippetError(f"{where}: empty python block")
         sections = [_resolve(spec, where, root, cache) for spec in specs]
         options = _options(lines[fence.start - 1] if fence.start else "", f"{page}:{fence.start - 1 + first_line}")
-        includes.append(Include(fence, specs, sections, options))
+        includes.append(Include(fence, sections, options))
     return includes
+
+
+def _check_directives_are_placed(lines: list[str], fences: list[Fence], page: str, first_line: int) -> None:
+    """An exec directive anywhere but right before a python fence would be ignored: fail instead."""
+    text = {i for f in fences for i in range(f.start, f.end + 1)}  # a fence's lines are its text
+    placed = {f.start - 1 for f in fences if f.is_python}
+    for number, line in enumerate(lines):
+        if number not in text and number not in placed and _DIRECTIVE.match(line):
+            raise SnippetError(f"{page}:{number + first_line}: exec options apply to the python fence on the next "
+                               "line, and the next line is not one")
 
 
 def _options(line: str, where: str) -> ExecOptions:

@@ -130,6 +130,8 @@ class CitationsPlugin(BasePlugin[CitationsConfig]):
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         if self.store is None or "[[" not in markdown:
             return render(markdown, page.file.src_uri)
-        # Line ranges depend on Thunder's installed source: its version, and the resolving code.
-        key = digest(thunder_version(), code_digest("plugins/cite", "shared/thunder_source.py"), page.file.src_uri, markdown)
+        # Line ranges depend on Thunder's installed source: its version, and the resolving code
+        # (with the fence scanner, which says what is left alone).
+        key = digest(thunder_version(), code_digest("plugins/cite", "shared/thunder_source.py", "shared/fences.py"),
+                     page.file.src_uri, markdown)
         return self.store.remember(key, lambda: render(markdown, page.file.src_uri))
