@@ -1,5 +1,7 @@
 """The one fence scanner (shared/fences.py) that sections, citations, diagrams and downloads share."""
 
+from pathlib import Path
+
 from thunder_docs.plugins.diagrams.fences import find_diagrams
 from thunder_docs.shared.fences import iter_fences
 
@@ -56,3 +58,11 @@ def test_diagrams_use_the_same_fences():
     page = '=== "Tab"\n\n    ```mermaid\n    flowchart LR\n    ```\n\n````text\n```mermaid\n```\n````\n'
     [diagram] = find_diagrams(page, "p.md")
     assert (diagram.line, diagram.text) == (3, "flowchart LR")
+
+
+def test_no_other_module_scans_fences_or_hashes():
+    """One fence scanner (shared/fences.py) and one way to hash (shared/files.py) in the engine."""
+    package = Path(__file__).resolve().parent.parent / "src" / "thunder_docs"
+    modules = {p.relative_to(package).as_posix(): p.read_text(encoding="utf-8") for p in package.rglob("*.py")}
+    assert [m for m, text in modules.items() if "`{3,}" in text] == ["shared/fences.py"]
+    assert [m for m, text in modules.items() if "import hashlib" in text] == ["shared/files.py"]
