@@ -25,11 +25,11 @@ class Fence:
     """A fenced code block of a page."""
 
     indent: str
-    info: str  # what follows the opening fence's characters, as written
+    marker: str  # the opening fence's characters: ``` or ~~~~ ...
+    info: str  # what follows them, as written
     start: int  # 0-based index of the opening line
     end: int  # 0-based index of the closing line (the number of lines when the fence never closes)
     body: list[str]
-    marker: str = "```"  # the opening fence's characters: ``` or ~~~~ ...
 
     @property
     def lang(self) -> str:
@@ -57,6 +57,6 @@ def iter_fences(markdown: str) -> list[Fence]:
         j = i + 1
         while j < len(lines) and not closing.fullmatch(lines[j]):
             j += 1
-        fences.append(Fence(indent, info, i, j, lines[i + 1 : j], marker))
+        fences.append(Fence(indent, marker, info, i, j, lines[i + 1 : j]))
         i = j + 1
     return fences
