@@ -2,9 +2,13 @@
 
 import subprocess
 import sys
+from dataclasses import fields
+
+import pytest
 
 from conftest import mkdocs_env
 from thunder_docs.plugins.exec.cache import CachedOutput, OutputCache, fingerprint, section_keys
+from thunder_docs.shared.exec_options import ExecOptions, parse_exec_options
 from thunder_docs.shared.sections import Section
 from thunder_docs.shared.trace_map import TraceMap
 
@@ -45,6 +49,17 @@ def test_versions_change_keys():
         upgraded = {**VERSIONS, package: "9.9.9"}
         assert keys([A], versions=upgraded) != keys([A])
     assert keys([A], versions={**VERSIONS, "nvfuser-cu128-torch28": "0.2.34"}) != keys([A])
+
+
+@pytest.mark.parametrize("option", [f.name for f in fields(ExecOptions)])
+def test_every_exec_option_is_in_the_key(option):
+    """Each declared option, set as README's example sets it, changes its section's key (and later ones)."""
+    example = next(f.metadata["example"] for f in fields(ExecOptions) if f.name == option)
+    plain = keys([A, B])
+    changed = section_keys([A, B], fingerprint("cpu", {}, VERSIONS), [ExecOptions(), parse_exec_options(example)])
+    assert changed[0] == plain[0] and changed[1] != plain[1]
+    earlier = section_keys([A, B], fingerprint("cpu", {}, VERSIONS), [parse_exec_options(example), ExecOptions()])
+    assert earlier[0] != plain[0] and earlier[1] != plain[1]
 
 
 def test_device_changes_keys():
@@ -114,6 +129,11 @@ def test_builds_reuse_and_invalidate(throwaway):
 
     log, _ = build(throwaway, THUNDER_SOMETHING="1")  # an environment variable that matters
     assert "executed 2 sections" in log
+
+    throwaway.write({"docs/page.md": PAGE.format(prose="Other prose.").replace(
+        '```python\n--8<-- "snippets/page.py:b"', '<!-- exec: output=python -->\n```python\n--8<-- "snippets/page.py:b"')})
+    log, html = build(throwaway)  # an exec option: in the key
+    assert "executed 2 sections" in log and '<span class="ow">is</span>' in html  # "x is 2", read as Python
 
 
 def test_cache_dir_is_an_option(throwaway):

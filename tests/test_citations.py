@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from thunder_docs.plugins.cite.plugin import CitationError, render, resolve, span
-from thunder_docs.shared.thunder_source import _thunder_dir, thunder_version
+from thunder_docs.plugins.cite.plugin import render, resolve, span
+from thunder_docs.shared.thunder_source import SourceError, _thunder_dir, thunder_version
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -86,6 +86,17 @@ def test_code_spans_and_fences_are_left_alone():
     assert render(text, "page.md") == text
 
 
+def test_fences_are_the_shared_scanners():
+    """A citation in an indented, unclosed or long-fenced block stays as written; one after a block resolves."""
+    cited = "[[thunder/core/transform_common.py:dce]]"
+    inside = (f"=== \"Tab\"\n\n    ````text\n    ```\n    {cited}\n    ````\n\n{cited}\n\n"
+              f"~~~text\n{cited}\n")
+    rendered = render(inside, "page.md").split("\n")
+    assert rendered[4] == f"    {cited}" and rendered[-2] == cited  # in the tab's block; in the unclosed one
+    assert rendered[7] == resolve("thunder/core/transform_common.py", "dce").markdown()
+    assert len(rendered) == len(inside.split("\n"))
+
+
 @pytest.mark.parametrize("path, dotted", [
     ("thunder/core/transform_common.py", "no_such_function"),
     ("thunder/core/transform_common.py", "Transform.no_such_hook"),
@@ -93,7 +104,7 @@ def test_code_spans_and_fences_are_left_alone():
     ("torch/functional.py", "norm"),
 ])
 def test_a_missing_object_raises(path, dotted):
-    with pytest.raises(CitationError):
+    with pytest.raises(SourceError):
         resolve(path, dotted)
 
 

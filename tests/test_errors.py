@@ -70,14 +70,42 @@ def test_output_language_option(throwaway):
     assert '<span class="gi">+ added</span>' in html and '<span class="gd">- removed</span>' in html
 
 
-def test_unknown_option(throwaway):
-    page = '# Page\n\n<!-- exec: colour=red -->\n```python\n--8<-- "snippets/page.py:fine"\n```\n'
-    assert_fails_cleanly(throwaway, page, "docs/page.md:4", "unknown exec option 'colour'")
+@pytest.mark.parametrize("options, cause", [
+    pytest.param("colour=red", "unknown exec option 'colour' (known: cuda, graph, output, stepper)", id="colour=red"),
+    pytest.param("cuda=x", "exec option 'cuda' is a flag and takes no value: write cuda, not cuda=x", id="cuda=x"),
+    pytest.param("stepper=yes", "exec option 'stepper' is a flag and takes no value", id="stepper=yes"),
+    pytest.param("graph=", "exec option 'graph' needs a value: graph=traces[0],traces[-1]", id="graph="),
+    pytest.param("graph=x,,y", "exec option 'graph=x,,y': an item is empty", id="graph=x,,y"),
+    pytest.param("graph=traces[0", "exec option 'graph=traces[0': 'traces[0' is not a Python expression", id="graph=traces[0"),
+    pytest.param("output=", "exec option 'output' needs a value: output=diff", id="output="),
+    pytest.param("output=nolexer", "exec option 'output=nolexer': no Pygments lexer is named 'nolexer'", id="output=nolexer"),
+    pytest.param("output=diff output=text", "exec option 'output' is given twice", id="output=diff output=text"),
+])
+def test_a_bad_option_names_the_page_and_the_line(throwaway, options, cause):
+    page = f'# Page\n\n<!-- exec: {options} -->\n```python\n--8<-- "snippets/page.py:fine"\n```\n'
+    assert_fails_cleanly(throwaway, page, f"thunder-exec: docs/page.md:3: {cause}")
+
+
+@pytest.mark.parametrize("page", [
+    '# Page\n\n<!-- exec: cuda -->\n\n```python\n--8<-- "snippets/page.py:fine"\n```\n',  # a blank line between
+    '# Page\n\n<!-- exec: cuda -->\n```text\nprinted\n```\n',  # before a fence that runs nothing
+    '# Page\n\n<!-- exec: cuda -->\nText.\n',
+])
+def test_options_not_right_before_a_python_fence_fail(throwaway, page):
+    assert_fails_cleanly(throwaway, page, "thunder-exec: docs/page.md:3: exec options apply to the python fence on the "
+                                          "next line, and the next line is not one")
+
+
+def test_options_shown_inside_a_fence_are_text(throwaway):
+    page = '# Page\n\n````markdown\n<!-- exec: colour=red -->\n```python\n--8<-- "snippets/page.py:fine"\n```\n````\n'
+    proc = site(throwaway, page).build()
+    assert proc.returncode == 0, proc.stdout
+    assert "&lt;!-- exec: colour=red --&gt;" in throwaway.html()
 
 
 def test_line_numbers_count_the_front_matter(throwaway):
     page = '---\nexec_timeout: 5\n---\n\n# Page\n\n<!-- exec: colour=red -->\n```python\n--8<-- "snippets/page.py:fine"\n```\n'
-    assert_fails_cleanly(throwaway, page, "docs/page.md:8", "unknown exec option 'colour'")
+    assert_fails_cleanly(throwaway, page, "docs/page.md:7: unknown exec option 'colour'")
 
 
 def test_section_that_raises(throwaway):

@@ -6,21 +6,31 @@ import pytest
 from mktestdocs import check_md_file, grab_code_blocks
 
 from conftest import PAGES, PAGES_WITH_CODE, ROOT, SITE, SNIPPET_FILES, includes_of
-from thunder_docs.shared.sections import iter_fences, parse_sections
+from thunder_docs.shared.fences import iter_fences
+from thunder_docs.shared.model import Page
+from thunder_docs.shared.sections import parse_sections
+
+
+def expanded(page: Page) -> str:
+    """The page's Markdown as a reader sees it: each include replaced by the code it shows."""
+    lines = page.body.split("\n")
+    for inc in reversed(page.includes):
+        lines[inc.fence.start + 1 : inc.fence.end] = [inc.fence.indent + ln if ln else ln for ln in inc.code.split("\n")]
+    return "\n".join(lines)
 
 
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)
 def test_page_code_runs_with_mktestdocs(page, tmp_path, monkeypatch):
-    expanded = tmp_path / "page.md"
-    expanded.write_text(SITE.page(page).expanded(), encoding="utf-8")
+    expanded_file = tmp_path / "page.md"
+    expanded_file.write_text(expanded(SITE.page(page)), encoding="utf-8")
     monkeypatch.chdir(ROOT)
-    check_md_file(expanded, memory=True)  # one shared namespace per page
+    check_md_file(expanded_file, memory=True)  # one shared namespace per page
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_python_block_is_collected(page):
     """mktestdocs skips fences whose info string carries attributes; so must no page have one."""
-    text = SITE.page(page).expanded()
+    text = expanded(SITE.page(page))
     python_fences = [f for f in iter_fences(text) if f.is_python]
     collected = grab_code_blocks(text, lang="python")
     assert len(collected) == len(python_fences), (

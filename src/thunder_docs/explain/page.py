@@ -13,9 +13,8 @@ import html
 from pathlib import Path
 
 from thunder_docs.explain.report import Block, Compilation, Function, Report
-from thunder_docs.plugins.traces.plugin import ASSETS
+from thunder_docs.plugins.traces.plugin import ASSETS, mark_output, source_id
 from thunder_docs.plugins.traces.plugin import Block as TraceBlock
-from thunder_docs.plugins.traces.plugin import mark_output, source_id
 from thunder_docs.shared.html_tree import tree, wrap
 
 STYLE = Path(__file__).parent / "explain.css"

@@ -111,6 +111,12 @@ def digest(*parts: str | bytes) -> str:
     return h.hexdigest()
 
 
+def unframed_digest(text: str) -> str:
+    """The SHA-256 of one text, without ``digest``'s length framing: only for names that committed
+    files already carry (the drawings in diagrams/), which hashing them anew would rename."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def code_digest(*paths: str) -> str:
     """The code a cached result depends on: modules and folders of this package, by path inside it
     (``"shared/trace_map.py"``, ``"page"``: every module of a folder, its subfolders too)."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from mkdocs.structure.files import File, Files
 from mkdocs.utils.meta import get_data
 
+from thunder_docs.shared.exec_options import ExecOptions
 from thunder_docs.shared.results import CPU, Results
 from thunder_docs.shared.sections import Include, Section, find_includes
 
@@ -43,17 +44,14 @@ class Page:
         return [s for inc in self.includes for s in inc.sections]
 
     @property
+    def section_options(self) -> list[ExecOptions]:
+        """The exec options of the include that shows each section, in the order of ``sections``."""
+        return [inc.exec_options for inc in self.includes for _ in inc.sections]
+
+    @property
     def cuda_sections(self) -> list[str]:
         """Names of the sections whose output differs on CUDA (``<!-- exec: cuda -->``)."""
         return [s.name for inc in self.includes if inc.cuda for s in inc.sections]
-
-    def expanded(self) -> str:
-        """The page's Markdown as a reader sees it: each include replaced by the code it shows."""
-        lines = self.body.split("\n")
-        for inc in reversed(self.includes):
-            body = [inc.fence.indent + ln if ln else ln for ln in inc.code.split("\n")]
-            lines[inc.fence.start + 1 : inc.fence.end] = body
-        return "\n".join(lines)
 
     @property
     def snippet(self) -> str | None:

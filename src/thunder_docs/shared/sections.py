@@ -17,10 +17,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from thunder_docs.shared.exec_options import ExecOptionError, ExecOptions, parse_exec_options
+from thunder_docs.shared.fences import Fence, iter_fences
+
 MARKER = re.compile(r"^\s*#\s*-{1,}8<-{1,}\s*\[(start|end):([A-Za-z0-9_.\-]+)\]\s*$")
 _INCLUDE = re.compile(r'^(?P<indent>\s*)-{1,}8<-{1,}\s+"(?P<spec>[^"]+)"\s*$')
 _DIRECTIVE = re.compile(r"^\s*<!--\s*exec:(?P<options>.*?)-->\s*$")
-_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`\n]*)$")
 
 
 class SnippetError(Exception):
@@ -34,60 +36,41 @@ class Section:
     start_line: int  # 1-based line of the first code line
     code: str
 
-    @property
-    def location(self) -> str:
-        return f"{self.path}:{self.start_line}"
-
-
-@dataclass(frozen=True)
-class Fence:
-    """A fenced code block of a page."""
-
-    indent: str
-    info: str
-    start: int  # 0-based index of the opening line
-    end: int  # 0-based index of the closing line
-    body: list[str]
-
-    @property
-    def lang(self) -> str:
-        info = self.info.strip().lstrip("{").strip()
-        return info.split()[0].lstrip(".").rstrip("}") if info else ""
-
-    @property
-    def is_python(self) -> bool:
-        return self.lang in ("python", "py", "python3", "pycon")
-
 
 @dataclass(frozen=True)
 class Include:
     """A python fence of a page that shows one or more snippet sections.
 
-    An HTML comment on the line right before the fence sets options, such as
-    ``<!-- exec: output=diff -->`` (highlight the output as a diff),
-    ``<!-- exec: cuda -->`` (the output differs on CUDA: show it in device tabs),
-    ``<!-- exec: graph=traces[0],traces[-1] -->`` (after the block's code runs, draw each named
-    trace or bound symbol as a dataflow graph, page/graph.py) or
-    ``<!-- exec: stepper -->`` (a pass stepper over the ``last_traces`` list its code walks through).
+    An HTML comment on the line right before the fence sets its options, such as
+    ``<!-- exec: output=diff -->``: ``exec_options``, parsed and checked once (exec_options.py,
+    which declares every option). The properties below are views of it.
     """
 
     fence: Fence
-    specs: list[str]
     sections: list[Section]
-    options: dict[str, str] = field(default_factory=dict)
+    exec_options: ExecOptions = field(default_factory=ExecOptions)
+
+    @property
+    def options(self) -> dict[str, str]:
+        """The options the directive sets, as written (a flag maps to "")."""
+        return self.exec_options.written()
 
     @property
     def output_lang(self) -> str:
-        return self.options.get("output", "text")
+        return self.exec_options.output
 
     @property
     def cuda(self) -> bool:
-        return "cuda" in self.options
+        return self.exec_options.cuda
+
+    @property
+    def stepper(self) -> bool:
+        return self.exec_options.stepper
 
     @property
     def graphs(self) -> list[str]:
         """Expressions naming the traces to draw once the block's last section has run."""
-        return [e for e in self.options.get("graph", "").split(",") if e]
+        return list(self.exec_options.graph)
 
     @property
     def code(self) -> str:
@@ -124,38 +107,21 @@ def _join_code(lines: list[str]) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
-def iter_fences(markdown: str) -> list[Fence]:
-    """All fenced code blocks of a page (nested fences are not supported)."""
-    lines = markdown.split("\n")
-    fences = []
-    i = 0
-    while i < len(lines):
-        match = _FENCE_OPEN.match(lines[i])
-        if not match:
-            i += 1
-            continue
-        indent, fence, info = match.group("indent"), match.group("fence"), match.group("info")
-        closing = re.compile(rf"^{re.escape(indent)}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
-        j = i + 1
-        while j < len(lines) and not closing.match(lines[j]):
-            j += 1
-        fences.append(Fence(indent, info, i, j, lines[i + 1 : j]))
-        i = j + 1
-    return fences
-
-
 def find_includes(markdown: str, page: str, root: Path, first_line: int = 1) -> list[Include]:
     """The python fences of a page, each resolved to its snippet sections.
 
     ``first_line`` is the line of the page file that ``markdown`` starts at (after front
     matter), so messages name the file's own line numbers. Raises SnippetError, naming
     the page line, for a python fence that holds code instead of includes, a missing
-    file, a missing section or a line-range include.
+    file, a missing section, a line-range include, a bad exec option or exec options
+    that are not on the line right before a python fence.
     """
     includes = []
     cache: dict[str, dict[str, Section]] = {}
     lines = markdown.split("\n")
-    for fence in iter_fences(markdown):
+    fences = iter_fences(markdown)
+    _check_directives_are_placed(lines, fences, page, first_line)
+    for fence in fences:
         if not fence.is_python:
             continue
         where = f"{page}:{fence.start + first_line}"
@@ -173,25 +139,30 @@ def find_includes(markdown: str, page: str, root: Path, first_line: int = 1) -> 
         if not specs:
             raise SnippetError(f"{where}: empty python block")
         sections = [_resolve(spec, where, root, cache) for spec in specs]
-        options = _options(lines[fence.start - 1] if fence.start else "", where)
-        includes.append(Include(fence, specs, sections, options))
+        options = _options(lines[fence.start - 1] if fence.start else "", f"{page}:{fence.start - 1 + first_line}")
+        includes.append(Include(fence, sections, options))
     return includes
 
 
-_KNOWN_OPTIONS = {"output", "cuda", "graph", "stepper"}
+def _check_directives_are_placed(lines: list[str], fences: list[Fence], page: str, first_line: int) -> None:
+    """An exec directive anywhere but right before a python fence would be ignored: fail instead."""
+    text = {i for f in fences for i in range(f.start, f.end + 1)}  # a fence's lines are its text
+    placed = {f.start - 1 for f in fences if f.is_python}
+    for number, line in enumerate(lines):
+        if number not in text and number not in placed and _DIRECTIVE.match(line):
+            raise SnippetError(f"{page}:{number + first_line}: exec options apply to the python fence on the next "
+                               "line, and the next line is not one")
 
 
-def _options(line: str, where: str) -> dict[str, str]:
+def _options(line: str, where: str) -> ExecOptions:
+    """The options of the directive on ``line`` (the line before a fence; ``where`` names it)."""
     match = _DIRECTIVE.match(line)
     if not match:
-        return {}
-    options = {}
-    for word in match.group("options").split():
-        key, _, value = word.partition("=")
-        if key not in _KNOWN_OPTIONS:
-            raise SnippetError(f"{where}: unknown exec option '{key}' (known: {', '.join(sorted(_KNOWN_OPTIONS))})")
-        options[key] = value
-    return options
+        return ExecOptions()
+    try:
+        return parse_exec_options(match.group("options"))
+    except ExecOptionError as error:
+        raise SnippetError(f"{where}: {error}") from None
 
 
 def _resolve(spec: str, where: str, root: Path, cache: dict[str, dict[str, Section]]) -> Section:

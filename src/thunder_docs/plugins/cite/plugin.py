@@ -31,18 +31,14 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from thunder_docs.plugins.cite.config import CitationsConfig
+from thunder_docs.shared.fences import iter_fences
 from thunder_docs.shared.files import JsonStore, code_digest, digest
 from thunder_docs.shared.model import folder_of
 from thunder_docs.shared.thunder_source import REPOSITORY, SourceError, source_file, span, thunder_version
 
 # [[thunder/path/file.py]] or [[thunder/path/file.py:Dotted.name]]
 CITATION = re.compile(r"\[\[(?P<path>thunder/[\w./-]*\.py)(?::(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*))?\]\]")
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)", re.S)
-
-
-# A citation names a file or an object that the installed Thunder does not have.
-CitationError = SourceError
 
 
 @dataclass(frozen=True)
@@ -88,7 +84,7 @@ def _replace(text: str, page: str) -> str:
     def one(match: re.Match) -> str:
         try:
             return resolve(match["path"], match["name"]).markdown()
-        except CitationError as error:
+        except SourceError as error:  # no such file or object in the installed Thunder
             raise PluginError(f"thunder-cite: {page}: citation {match.group(0)}: {error}") from None
 
     return CITATION.sub(one, text)
@@ -107,26 +103,17 @@ def render(markdown: str, page: str) -> str:
     """The page's Markdown with every citation outside code spans and fences resolved."""
     if "[[" not in markdown:
         return markdown
+    lines = markdown.split("\n")
     out: list[str] = []
-    prose: list[str] = []  # lines since the last fence, rendered together (code spans may wrap)
-    fence: tuple[str, int] | None = None  # the open fence's character and length
-    for line in markdown.splitlines(keepends=True):
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                out.append(_outside_code_spans("".join(prose), page))
-                prose = []
-                fence = (match["fence"][0], len(match["fence"]))
-                out.append(line)
-            else:
-                prose.append(line)
-        else:
-            out.append(line)
-            if match and match["fence"][0] == fence[0] and len(match["fence"]) >= fence[1] \
-                    and not line.strip()[len(match["fence"]):].strip():
-                fence = None
-    out.append(_outside_code_spans("".join(prose), page))
-    return "".join(out)
+    prose = 0  # the first line after the last fence: prose between fences is rendered together
+    for fence in [*iter_fences(markdown), None]:
+        stop = len(lines) if fence is None else fence.start
+        if stop > prose:  # a citation is one line: the rendered text has as many lines
+            out += _outside_code_spans("\n".join(lines[prose:stop]), page).split("\n")
+        if fence is not None:
+            out += lines[fence.start : fence.end + 1]
+            prose = fence.end + 1
+    return "\n".join(out)
 
 
 class CitationsPlugin(BasePlugin[CitationsConfig]):
@@ -143,6 +130,8 @@ class CitationsPlugin(BasePlugin[CitationsConfig]):
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         if self.store is None or "[[" not in markdown:
             return render(markdown, page.file.src_uri)
-        # Line ranges depend on Thunder's installed source: its version, and the resolving code.
-        key = digest(thunder_version(), code_digest("plugins/cite", "shared/thunder_source.py"), page.file.src_uri, markdown)
+        # Line ranges depend on Thunder's installed source: its version, and the resolving code
+        # (with the fence scanner, which says what is left alone).
+        key = digest(thunder_version(), code_digest("plugins/cite", "shared/thunder_source.py", "shared/fences.py"),
+                     page.file.src_uri, markdown)
         return self.store.remember(key, lambda: render(markdown, page.file.src_uri))

@@ -7,11 +7,13 @@ nothing that could change it has changed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import textwrap
 from dataclasses import dataclass
+
+from thunder_docs.shared.fences import iter_fences
+from thunder_docs.shared.files import digest, unframed_digest
 
 # Material's scheme -> Mermaid's theme and the variables changed in it. Material names the
 # dark scheme "slate". The dark theme's edge labels sit on #585858, where its #ccc text reads
@@ -23,7 +25,6 @@ THEMES = {
 # Bump when the way an SVG is drawn or post-processed changes: every diagram is redrawn.
 FORMAT = 1
 
-_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
 _ACC_TITLE = re.compile(r"^\s*accTitle\s*:\s*\S", re.M)
 _ACC_DESCR = re.compile(r"^\s*accDescr\s*(:\s*\S|\{)", re.M)
 
@@ -50,14 +51,18 @@ def normalize(source: str) -> str:
 
 
 def text_id(text: str) -> str:
-    return hashlib.sha256(normalize(text).encode()).hexdigest()[:20]
+    """The id of a diagram's placeholder in the page's HTML (filled with its drawings after rendering)."""
+    return digest(normalize(text))[:20]
 
 
 def key(text: str, scheme: str, mermaid_version: str, options: dict) -> str:
-    """The cache key of one drawing: also the SVG's file name and its element id."""
+    """The cache key of one drawing: also the SVG's file name and its element id.
+
+    Hashed unframed (files.unframed_digest): the committed drawings in diagrams/ carry these names,
+    and hashing them as ``digest`` does would rename, and redraw, every one."""
     payload = json.dumps({"text": normalize(text), "theme": THEMES[scheme], "mermaid": mermaid_version,
                           "options": options, "format": FORMAT}, sort_keys=True)
-    return "mmd-" + hashlib.sha256(payload.encode()).hexdigest()[:20]
+    return "mmd-" + unframed_digest(payload)[:20]
 
 
 def find_diagrams(markdown: str, page: str, first_line: int = 1) -> list[Diagram]:
@@ -65,23 +70,11 @@ def find_diagrams(markdown: str, page: str, first_line: int = 1) -> list[Diagram
 
     ``first_line``: the line of the page's file that ``markdown`` starts at (after front matter).
     """
-    lines = markdown.split("\n")
-    found, i = [], 0
-    while i < len(lines):
-        match = _OPEN.match(lines[i])
-        if not match:
-            i += 1
-            continue
-        indent, fence = match.group("indent"), match.group("fence")
-        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        j = i + 1
-        while j < len(lines) and not closing.match(lines[j]):
-            j += 1
-        language = match.group("info").strip().split(" ", 1)[0].split("{", 1)[0]
-        if language == "mermaid":
-            body = [line[len(indent):] if line.startswith(indent) else line for line in lines[i + 1 : j]]
-            found.append(Diagram(page, i + first_line, normalize("\n".join(body))))
-        i = j + 1
+    found = []
+    for fence in iter_fences(markdown):
+        if fence.lang == "mermaid":
+            body = [line[len(fence.indent):] if line.startswith(fence.indent) else line for line in fence.body]
+            found.append(Diagram(page, fence.start + first_line, normalize("\n".join(body))))
     return found
 
 

@@ -27,8 +27,8 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkDocsPage
 
 from thunder_docs.plugins.downloads.config import DownloadsConfig
+from thunder_docs.shared.fences import iter_fences
 from thunder_docs.shared.model import Page, site_of
-from thunder_docs.shared.sections import iter_fences
 
 _HEADING = re.compile(r"^(?P<level>#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*$")
 _ATTR_LIST = re.compile(r"\s*\{[^{}]*\}\s*$")

@@ -3,7 +3,9 @@
 A section's key hashes:
 
 - the code it runs in: every section of the page up to and including this one, each with
-  its file, name and first line (line numbers show up in Thunder's source-line comments);
+  its file, name and first line (line numbers show up in Thunder's source-line comments) and
+  every exec option of the include that shows it (shared/exec_options.py: the whole object,
+  so a new option is in the key without adding it here);
 - the environment: the versions of Python, thunder, torch, nvFuser and triton (versions.py), the device, and the
   environment variables that can change what Thunder prints;
 - the build code that shapes output (normalize.py) or maps its traces (page/capture.py,
@@ -17,7 +19,6 @@ a cache never read a half-written entry.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -25,7 +26,8 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 from functools import cache
 
-from thunder_docs.shared.files import JsonStore, code_digest
+from thunder_docs.shared.exec_options import ExecOptions
+from thunder_docs.shared.files import JsonStore, code_digest, digest
 from thunder_docs.shared.results import SectionResult
 from thunder_docs.shared.sections import Section
 from thunder_docs.shared.trace_map import TraceMap
@@ -33,8 +35,8 @@ from thunder_docs.shared.versions import package_versions
 
 # Environment variables whose value can change what a section prints (the build's own
 # THUNDER_DOCS_* settings excepted: the device a page runs on is part of the key anyway).
+# PYTHONHASHSEED is not among them: every worker runs with PYTHONHASHSEED=0.
 ENV_PREFIXES = ("THUNDER_", "TORCH_", "NVFUSER_", "PYTORCH_", "CUDA_", "OMP_", "MKL_")
-ENV_NAMES = ()  # PYTHONHASHSEED is not among them: every worker runs with PYTHONHASHSEED=0
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ def device_name() -> str:
 def relevant_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     environ = os.environ if environ is None else environ
     return {k: v for k, v in sorted(environ.items())
-            if (k in ENV_NAMES or k.startswith(ENV_PREFIXES)) and not k.startswith("THUNDER_DOCS_")}
+            if k.startswith(ENV_PREFIXES) and not k.startswith("THUNDER_DOCS_")}
 
 
 def _build_code_digest() -> str:
@@ -92,15 +94,15 @@ def fingerprint(device: str, environ: dict[str, str] | None = None, versions: di
     }
 
 
-def section_keys(sections: list[Section], context: dict, graphs: dict[str, list[str]] | None = None) -> list[str]:
-    """One key per section, each covering the code of every section before it and the graphs
-    drawn after each (``graphs``: section name -> expressions)."""
-    digest = hashlib.sha256(json.dumps(context, sort_keys=True).encode())
+def section_keys(sections: list[Section], context: dict, options: list[ExecOptions] | None = None) -> list[str]:
+    """One key per section, each covering the code of every section up to it and the exec options
+    of the include that shows each (``options``: one per section; by default, none set)."""
+    options = [ExecOptions()] * len(sections) if options is None else options
+    key = digest("sections", json.dumps(context, sort_keys=True))
     keys = []
-    for section in sections:
-        drawn = (graphs or {}).get(section.name, [])
-        digest.update(json.dumps([section.path, section.name, section.start_line, section.code, *drawn]).encode())
-        keys.append(digest.copy().hexdigest())
+    for section, opts in zip(sections, options, strict=True):
+        key = digest(key, section.path, section.name, str(section.start_line), section.code, opts.key())
+        keys.append(key)
     return keys
 
 

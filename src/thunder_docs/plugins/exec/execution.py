@@ -42,7 +42,7 @@ class Execution:
         """Results of ``pages`` on ``device`` into the site model; a failure raises PluginError."""
         jobs = [self._job(page, device) for page in pages]
         context = {**fingerprint(device if device == CPU else self.machine), "machine": self.machine}
-        keys = {job.page: section_keys(job.sections, context, job.graphs) for job in jobs}
+        keys = {page.path: section_keys(page.sections, context, page.section_options) for page in pages}
         to_run = []
         for job in jobs:
             cached = [self.cache.get(k) for k in keys[job.page]] if self.use_cache else [None]

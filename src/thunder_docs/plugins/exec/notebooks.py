@@ -11,14 +11,13 @@ no kernel. Before the first cell, the build silently sets up the trace capture i
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
 
 from thunder_docs.page.capture import kernel_setup_code
-from thunder_docs.shared.files import write_atomic
+from thunder_docs.shared.files import digest, write_atomic
 from thunder_docs.shared.trace_map import TraceMap
 
 NB_DIR = "notebooks"
@@ -30,9 +29,7 @@ class NotebookError(Exception):
 
 
 def notebook_key(source: bytes, context: dict) -> str:
-    digest = hashlib.sha256(b"notebook\0" + json.dumps(context, sort_keys=True).encode() + b"\0")
-    digest.update(source)
-    return digest.hexdigest()
+    return digest("notebook", json.dumps(context, sort_keys=True), source)
 
 
 def executed_copy(path: Path, shown: str, root: Path, cache_dir: Path, context: dict,

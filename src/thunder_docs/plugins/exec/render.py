@@ -23,9 +23,7 @@ def insert_outputs(site: Site, page: Page, markdown: str, machine: str) -> str:
     lines = markdown.split("\n")
     for inc in reversed(page.includes):
         lines[inc.fence.end + 1 : inc.fence.end + 1] = _outputs(site, page, inc, machine)
-        opening = lines[inc.fence.start]
-        fence = opening.lstrip()[: len(opening.lstrip()) - len(opening.lstrip().lstrip("`~"))]
-        lines[inc.fence.start] = f"{inc.fence.indent}{fence} {{ .{inc.fence.lang} {NOT_SEARCHED} }}"
+        lines[inc.fence.start] = f"{inc.fence.indent}{inc.fence.marker} {{ .{inc.fence.lang} {NOT_SEARCHED} }}"
     return "\n".join(lines)
 
 
