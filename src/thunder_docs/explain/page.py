@@ -44,8 +44,11 @@ def trace_block(block: Block, anchors: set[str]) -> str:
     marked = mark_output("<pre>", body, TraceBlock(_Stepper() if block.stepper else None, block.text,
                                                     block.trace_map), anchors)
     tag, content = marked if marked is not None else ("<pre>", body)
-    return (f'<figure class="trace"><figcaption>{_e(block.title)}</figcaption>'
-            f'<div class="highlight exec-output">{tag}{content}</pre></div></figure>')
+    figure = (f'<figure class="trace"><figcaption>{_e(block.title)}</figcaption>'
+              f'<div class="highlight exec-output">{tag}{content}</pre></div></figure>')
+    if block.title.startswith(("the prologue", "the epilogue")):  # checks around the computation: folded
+        return f"<details><summary>{_e(block.title)}</summary>{figure}</details>"
+    return figure
 
 
 def source_block(path: str, text: str, used: set[str]) -> tuple[str, set[str]]:
@@ -119,7 +122,8 @@ def page(report: Report, error: str | None) -> str:
     if error:
         body.append(f'<div class="error" role="alert"><p>The script raised; the page shows what was compiled '
                     f'before.</p><pre>{_e(error)}</pre></div>')
-    body += ["<h2>Summary</h2>", summary(report)]
+    contents = "".join(f'<li><a href="#f{k + 1}">{_e(f.title)}</a></li>' for k, f in enumerate(report.functions))
+    body += ["<h2>Summary</h2>", summary(report), f'<nav aria-label="Compiled functions"><ul>{contents}</ul></nav>']
     body += [function(f, k + 1, anchors) for k, f in enumerate(report.functions)]
     if sources:
         body += ["<h2>Your source</h2><p>The lines of your files that traces point to. Hover a line to light up "

@@ -113,8 +113,10 @@ def _passes(which: str, traces: list) -> list[tuple[str, str, int | None]]:
         provenance = trc.get_provenance()
         if provenance is None:
             continue
-        match = TOOK.search(provenance.pss)
-        found.append((which, TOOK.sub("", provenance.pss), int(match.group(1)) if match else None))
+        text = getattr(provenance, "pss", provenance)  # ThunderFX's prologue pass sets a plain string
+        text = str(text).removeprefix("# Constructed by ")
+        match = TOOK.search(text)
+        found.append((which, TOOK.sub("", text), int(match.group(1)) if match else None))
     return found
 
 
@@ -131,12 +133,14 @@ def _executed(trc: Any) -> list[Executed]:
 
 def _compilation(printer: _Printer, entry: Any, number: int) -> Compilation:
     blocks = []
-    lists = (("prologue", entry.prologue_traces), ("computation", entry.computation_traces),
-             ("epilogue", entry.epilogue_traces), ("backward", entry.backward_traces))
+    # The traces that compute first (what a reader looks for), then the checks around them.
+    lists = (("computation", entry.computation_traces), ("backward", entry.backward_traces),
+             ("prologue", entry.prologue_traces), ("epilogue", entry.epilogue_traces))
     for which, traces in lists:
         if traces:
-            title = f"compilation {number}: the {which} trace that runs (last of {len(traces)})"
-            blocks.append(printer.block(title, traces[-1], walk=traces if which == "computation" else None))
+            title = f"the {which} trace that runs (the last of {len(traces)})"
+            walk = traces if which in ("computation", "backward") else None
+            blocks.append(printer.block(title, traces[-1], walk=walk))
     passes = [p for which, traces in lists if traces for p in _passes(which, traces)]
     executed = {which: _executed(traces[-1]) for which, traces in lists if traces and which in ("computation", "backward")}
     return Compilation(blocks, passes, executed)

@@ -1,0 +1,204 @@
+"""thunder-explain: the site's trace view for a script of one's own.
+
+Each script below runs under ``python -m thunder_docs.explain`` in a folder of its own; the page it
+writes must hold every trace of each compilation, marked up with the site's DOM contract
+(``.tl``, ``.tp[data-proxy]``, ``data-def``, ``<code data-traces>``), and open from ``file://``
+in Chromium with the interactions working and no request to any host.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import ROOT, mkdocs_env
+
+SCRIPTS = {
+    "function": """
+        import torch
+        import thunder
+
+        def f(a, b):
+            c = a * b
+            return torch.sin(c) + a
+
+        jf = thunder.jit(f)
+        print(jf(torch.ones(3), torch.ones(3)))
+    """,
+    "training": """
+        import torch
+        import thunder
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 2)
+
+            def forward(self, x):
+                return torch.relu(self.fc(x))
+
+        torch.manual_seed(0)
+        model = thunder.jit(Model())
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x = torch.randn(3, 4)
+        for _ in range(2):
+            model(x).sum().backward()
+            opt.step()
+            opt.zero_grad()
+    """,
+    "shapes": """
+        import sys
+        import torch
+        import thunder
+
+        jf = thunder.jit(lambda a: a * 2 + 1)
+        jf(torch.ones(3))
+        jf(torch.ones(2, 5))
+        print("argv", sys.argv[1:])
+    """,
+    "fx": """
+        import torch
+        from thunder.dynamo import thunderfx
+
+        def fn(x):
+            y = torch.sin(x)
+            h = torch.histc(y, bins=4)
+            return torch.cos(h).sum() + y.sum()
+
+        cfn = thunderfx(fn)
+        cfn(torch.randn(8))
+    """,
+    "raises": """
+        import torch
+        import thunder
+
+        jf = thunder.jit(lambda x: x - 1)
+        jf(torch.ones(2))
+        raise ValueError("boom after compiling")
+    """,
+    "plain": """
+        print("no Thunder in here")
+    """,
+}
+
+
+def explain(tmp_path, name: str, *args: str) -> tuple[subprocess.CompletedProcess, BeautifulSoup | None]:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / f"{name}.py").write_text(textwrap.dedent(SCRIPTS[name]))
+    proc = subprocess.run([sys.executable, "-m", "thunder_docs.explain", f"{name}.py", *args], cwd=folder,
+                          capture_output=True, text=True, timeout=600, env=mkdocs_env())
+    out = folder / "explain" / f"{name}.html"
+    proc.page = out  # where the page is (it may not exist)
+    return proc, BeautifulSoup(out.read_text(), "html.parser") if out.exists() else None
+
+
+def traces_of(soup: BeautifulSoup) -> list:
+    return soup.select("figure.trace code[data-traces]")
+
+
+def assert_site_dom(soup: BeautifulSoup) -> None:
+    blocks = traces_of(soup)
+    assert blocks, "no trace block"
+    for code in blocks:
+        assert code.select(".tl"), "a trace block without marked lines"
+        names = {tp["data-proxy"] for tp in code.select(".tp")}
+        defined = {tp["data-proxy"] for tp in code.select(".tp[data-def]")}
+        assert names and defined and defined <= names
+    assert not soup.select("script[src], link[href], img[src]")  # self-contained
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("explain")
+    return {name: explain(tmp, name, *(["--flag", "x"] if name == "shapes" else [])) for name in SCRIPTS}
+
+
+def test_a_function_gets_its_computation_prologue_and_epilogue(pages):
+    proc, soup = pages["function"]
+    assert proc.returncode == 0, proc.stderr
+    titles = [f.figcaption.get_text() for f in soup.select("figure.trace")]
+    assert any("computation" in t for t in titles) and any("prologue" in t for t in titles)
+    assert_site_dom(soup)
+    assert "tensor([" in proc.stdout  # the script's own output, as python would print it
+
+
+def test_a_training_step_gets_its_backward_and_its_cache_hit(pages):
+    proc, soup = pages["training"]
+    assert proc.returncode == 0, proc.stderr
+    titles = [f.figcaption.get_text() for f in soup.select("figure.trace")]
+    assert any("backward" in t for t in titles)
+    row = soup.select_one("table tbody tr").get_text(" ")
+    assert re.search(r"Model \(thunder.jit\)\s+2\s+1\s+1\s+1", row), row  # 2 calls, 1 hit, 1 miss, 1 compilation
+    backward = next(f for f in soup.select("figure.trace") if "backward" in f.figcaption.get_text())
+    assert "BACKWARD" in backward.code["data-traces"]
+    assert_site_dom(soup)
+
+
+def test_two_shapes_are_two_compilations_and_the_script_gets_its_arguments(pages):
+    proc, soup = pages["shapes"]
+    assert proc.returncode == 0, proc.stderr
+    assert "argv ['--flag', 'x']" in proc.stdout
+    assert [h.get_text() for h in soup.select("h3")] == ["Compilation 1", "Compilation 2"]
+    assert_site_dom(soup)
+
+
+def test_a_thunderfx_split_gets_each_thunder_part_and_the_split_reason(pages):
+    proc, soup = pages["fx"]
+    assert proc.returncode == 0, proc.stderr
+    titles = [h.get_text() for h in soup.select("h2")]
+    assert "ThunderFX graph 1, part thunder_0" in titles and "ThunderFX graph 1, part thunder_2" in titles
+    assert "MISSING_OP_SUPPORT" in soup.get_text() and "inductor_1" in soup.get_text()
+    assert_site_dom(soup)
+
+
+def test_a_script_that_raises_still_gets_its_page_and_fails(pages):
+    proc, soup = pages["raises"]
+    assert proc.returncode == 1
+    assert "ValueError: boom after compiling" in proc.stderr
+    assert "ValueError: boom after compiling" in soup.select_one(".error").get_text()
+    assert_site_dom(soup)
+
+
+def test_a_script_without_thunder_says_so(pages):
+    proc, soup = pages["plain"]
+    assert proc.returncode == 2 and soup is None
+    assert "compiled nothing with thunder.jit or ThunderFX" in proc.stderr
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_page_works_from_disk_with_no_request(pages, scheme):
+    """From the file:// URL: hovering a name links its uses with a tooltip, Enter pins it, a fold
+    button folds, and the page asks no host for anything; axe-core finds nothing serious."""
+    from browser.harness import launch
+    from playwright.sync_api import sync_playwright
+
+    proc, _ = pages["training"]
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        context = browser.new_context(color_scheme=scheme)
+        tab = context.new_page()
+        requests, errors = [], []
+        tab.on("request", lambda r: requests.append(r.url))
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.goto(proc.page.as_uri())
+        assert tab.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
+        name = tab.locator(".tp[data-def]").first
+        name.hover()
+        assert tab.locator(".tp.is-linked").count() >= 2
+        assert tab.locator("#trace-tip").is_visible()
+        fold = tab.locator(".tfold").first
+        fold.click()
+        assert fold.get_attribute("aria-expanded") == "false"
+        tab.add_script_tag(path=str(ROOT / "node_modules" / "axe-core" / "axe.min.js"))
+        # The site's rule set (tests/browser): WCAG 2.0 and 2.1, A and AA.
+        found = tab.evaluate("axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']})")
+        serious = [v["id"] for v in found["violations"] if v["impact"] in ("serious", "critical")]
+        browser.close()
+    assert errors == [] and serious == []
+    assert [r for r in requests if not r.startswith(("file:", "data:"))] == []
