@@ -1,0 +1,282 @@
+"""Recipes and plugins: what thunder.compile hands to thunder.jit, and the transforms that debug a trace."""
+
+# --8<-- [start:setup]
+import re
+
+import torch
+
+import thunder
+import thunder.plugins
+import thunder.recipes
+import thunder.torch as ltorch
+from thunder.core import prims
+from thunder.core.recipe import Lookaside, Plugin, PluginPolicy, Recipe
+from thunder.extend import TemporaryExecutor
+from thunder.recipes import BaseRecipe
+from thunder.transforms.prune_prologue_checks import PrunePrologueChecks
+
+
+def make_model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+
+
+def ex_name(executor):
+    """An executor's name, with the object id in a temporary executor's name masked."""
+    return re.sub(r"__ad_hoc_executor_\d+", "__ad_hoc_executor_<id>", executor.name)
+
+
+x = torch.randn(2, 8)
+print("recipes:", thunder.recipes.get_recipes())
+print("plugins:", thunder.plugins.get_plugin_names())
+print("the recipe for a Sequential:", type(Recipe.get_for_model(make_model())).__name__)
+assert type(Recipe.get_for_model(make_model())) is BaseRecipe  # registered under "", the fallback
+# --8<-- [end:setup]
+
+# --8<-- [start:default]
+print("BaseRecipe() asks for:", BaseRecipe().executor_names)
+print("nvfuser registered here:", thunder.get_executor("nvfuser") is not None)
+try:
+    thunder.compile(make_model())  # recipe="auto": BaseRecipe(fuser="nvfuser")
+except ValueError as e:
+    error = e
+message = re.sub(r"object \d+>", "object <id>>", str(error))  # mask the object's id
+print(f"{type(error).__name__}: {message}")
+
+assert thunder.get_executor("nvfuser") is None and BaseRecipe().executor_names == ["nvfuser"]
+assert type(error) is ValueError and "is not a valid Executor" in message and "None]" in message
+# --8<-- [end:default]
+
+# --8<-- [start:plugins]
+class RecordTraces(thunder.Transform):
+    """Records, for each trace it is given after optimization, its signature's name."""
+
+    def __init__(self):
+        self.seen = []
+
+    def transform_trace_post_optimization(self, trc, **kwargs):
+        self.seen.append(trc.siginfo().name)
+        return trc  # unchanged
+
+
+class RecordPlugin(Plugin):
+    policy = PluginPolicy.POST
+
+    def __init__(self):
+        self.transform = RecordTraces()
+
+    def setup_transforms(self):
+        return [self.transform]
+
+
+def relu_as_clamp(a, inplace=False):
+    return ltorch.clamp(a, min=0)  # called with proxies: a Thunder symbol, not torch.clamp
+
+
+class ClampPlugin(Plugin):  # policy PRE, the default
+    def setup_lookasides(self):
+        return [Lookaside(torch.nn.functional.relu, relu_as_clamp)]
+
+
+record = RecordPlugin()
+recipe = BaseRecipe(fuser="torch.compile", plugins=[record, ClampPlugin()])
+print("executor names:", recipe.executor_names)
+print("policies:", [(type(p).__name__, p.policy.name) for p in recipe.plugins])
+assert recipe.executor_names == ["torchcompile"] and ClampPlugin.policy is PluginPolicy.PRE
+# --8<-- [end:plugins]
+
+# --8<-- [start:received]
+received = {}
+real_jit = thunder.jit
+
+
+def recording_jit(fn, /, **kwargs):
+    received.update(fn=fn, **kwargs)
+    return real_jit(fn, **kwargs)
+
+
+thunder.jit = recording_jit  # Recipe.apply imports jit from thunder when it runs
+try:
+    model = make_model()
+    jmodel = thunder.compile(model, recipe=recipe)
+finally:
+    thunder.jit = real_jit
+
+print("fn:        ", type(received["fn"]).__name__, received["fn"] is model)
+print("transforms:", [type(t).__name__ for t in received["transforms"]])
+print("executors: ", [ex_name(e) for e in received["executors"]])
+print("other keyword arguments:", sorted(set(received) - {"fn", "transforms", "executors"}))
+lookaside_ex = received["executors"][0]
+print("the first executor's lookasides:", {f.__name__: g.__name__ for f, g in lookaside_ex._lookasides.items()})
+
+assert received["fn"] is model and received["transforms"] == recipe.transforms
+assert [type(t) for t in received["transforms"]] == [PrunePrologueChecks, RecordTraces]
+assert received["executors"] == recipe.executors and isinstance(lookaside_ex, TemporaryExecutor)
+assert set(received) == {"fn", "transforms", "executors"}  # BaseRecipe's config is empty here
+# --8<-- [end:received]
+
+# --8<-- [start:compile-data]
+cd = thunder.compile_data(jmodel)
+print(type(jmodel).__name__)
+print("executors_list:", [ex_name(e) for e in cd.executors_list])
+assert cd.executors_list[1] is lookaside_ex and cd.executors_list[0] is not lookaside_ex
+assert [e.name for e in cd.executors_list[2:]] == ["torchcompile", "torch", "python"]
+# --8<-- [end:compile-data]
+
+# --8<-- [start:run]
+out = jmodel(x)
+print("equal to eager:", torch.allclose(out, model(x)))
+print("RecordTraces saw:", record.transform.seen)
+comp = thunder.last_traces(jmodel)[0]  # the interpreter's trace
+print([b.sym.name for b in comp.bound_symbols if b.sym.name in ("relu", "clamp")])
+print(thunder.last_traces(jmodel)[-1].python(print_depth=1))
+
+assert torch.allclose(out, model(x))
+assert record.transform.seen == ["computation", "backward_fn"]
+assert any(b.sym.name == "clamp" for b in comp.bound_symbols)
+assert not any(b.sym.name == "relu" for b in comp.bound_symbols)
+# --8<-- [end:run]
+
+# --8<-- [start:prune]
+CHECKS = {  # the check prims PrunePrologueChecks knows
+    prims.check_tensor_shape_and_metadata,
+    prims.check_string_value,
+    prims.check_number_type_and_value,
+    prims.check_len,
+    prims.check_literal_like,
+}
+
+
+def checks(trc):
+    return [b for b in trc.bound_symbols if b.sym in CHECKS]
+
+
+pro = thunder.last_prologue_traces(jmodel)
+print([str(t.get_provenance()).strip() if t.get_provenance() else None for t in pro])
+before, after = checks(pro[0]), checks(pro[1])
+print("checks before:", len(before), " after:", len(after))
+kept = {b.args[0].name for b in after}
+print("checks removed, on:", [b.args[0].name for b in before if b.args[0].name not in kept])
+print("checks kept, on:   ", [b.args[0].name for b in after])
+
+plain = thunder.jit(make_model())
+plain(x)
+plain_checks = checks(thunder.last_prologue_traces(plain)[0])  # the interpreter's prologue
+print("plain thunder.jit:", len(plain_checks), "checks")
+
+assert len(after) < len(before) == len(plain_checks)
+params = {b.output.name for b in pro[0].bound_symbols if b.sym is prims.unpack_parameter}
+removed = {b.args[0].name for b in before} - kept
+assert "input" in kept and params <= removed and not params & kept
+# --8<-- [end:prune]
+
+# --8<-- [start:prune-edge]
+def make_dropout_model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Dropout(0.5))
+
+
+results = {}
+for label, transforms in [("plain", []), ("pruned", [PrunePrologueChecks()])]:
+    m = make_dropout_model()
+    jm = thunder.jit(m, transforms=transforms)
+    with torch.no_grad():
+        jm(x)  # training mode: dropout is in the trace
+        m.eval()
+        y = jm(x)  # eval mode
+    stats = thunder.compile_stats(jm)
+    results[label] = (stats.cache_misses, stats.cache_hits, torch.equal(y, m(x)))
+    print(f"{label:6}  misses={stats.cache_misses} hits={stats.cache_hits}  equal to eager eval: {results[label][2]}")
+
+assert results["plain"] == (2, 0, True)  # the `training` check fails, so Thunder traces again
+assert results["pruned"] == (1, 1, False)  # no check left: the training-mode trace is reused
+# --8<-- [end:prune-edge]
+
+# --8<-- [start:builtin]
+print(f"{'name':16}{'class':16}{'policy':8}what it adds, on this CPU")
+for name in thunder.plugins.get_plugin_names():
+    cls = thunder.plugins.get_plugin(name)
+    try:
+        plugin = cls()
+        adds = [type(t).__name__ for t in plugin.setup_transforms() or []]
+        adds += [f"executor {e.name}" for e in plugin.setup_executors() or []]
+    except Exception as e:  # what stops the plugin here
+        adds = f"{type(e).__name__}: {e}"
+    print(f"{name:16}{cls.__name__:16}{cls.policy.name:8}{adds}")
+
+assert thunder.plugins.get_plugin_names() == ["ddp", "fsdp", "quantize-int4", "fp8", "reduce-overhead"]
+assert thunder.plugins.get_plugin("reduce-overhead").policy is PluginPolicy.POST
+# --8<-- [end:builtin]
+
+# --8<-- [start:fp8]
+jm = thunder.compile(make_model(), recipe=Recipe(plugins=[thunder.plugins.FP8()]))
+with torch.no_grad():
+    jm(x)
+ran_by = sorted({b.sym.executor.name for b in thunder.last_traces(jm)[-1].bound_symbols if b.sym.executor})
+print("executors_list:", [ex_name(e) for e in thunder.compile_data(jm).executors_list])
+print("executors of the last trace's lines:", ran_by)
+assert "transformer_engine_v1" in [e.name for e in thunder.compile_data(jm).executors_list]
+assert "transformer_engine_v1" not in ran_by
+recipe_ex = thunder.compile_data(jm).executors_list[1]  # the recipe's lookaside executor, made with none
+assert isinstance(recipe_ex, TemporaryExecutor) and recipe_ex._lookasides == {}
+# --8<-- [end:fp8]
+
+# --8<-- [start:reduce-overhead]
+jm = thunder.compile(make_model(), recipe=Recipe(plugins=[thunder.plugins.ReduceOverhead()]))
+try:
+    jm(x)
+except RuntimeError as e:
+    print(f"running it: {type(e).__name__}: {e}")
+rewritten = thunder.last_traces(jm)[-1]  # compiled before the run failed
+print(rewritten.python(print_depth=2))
+assert str(rewritten.get_provenance()).startswith("# Constructed by CUDAGraph fusion")
+assert any(b.sym.name == "CUDAGraph1" and b.sym.is_fusion for b in rewritten.bound_symbols)
+# --8<-- [end:reduce-overhead]
+
+# --8<-- [start:debug-transform]
+from thunder.dev_utils.debug_transform import DebugTransform  # noqa: E402
+
+
+def after_each(bsym, output, *args, **kwargs):  # called after each line runs, with its output
+    if isinstance(output, torch.Tensor):
+        return f"{bsym.sym.name}: max={output.max().item():.3f}"
+    return ""
+
+
+def fn(a):
+    return torch.sin(a) * 2
+
+
+jfn = thunder.jit(fn, transforms=[DebugTransform(post_callback=after_each)])
+jfn(torch.arange(4.0))
+debug_trace = thunder.last_traces(jfn)[-1]
+print(debug_trace.python(print_depth=1))
+debug_lines = [b for b in debug_trace.bound_symbols if b.sym.name.startswith("debug_post_")]
+assert [b.sym.name for b in debug_lines] == ["debug_post_sin1", "debug_post_mul2"]
+assert debug_lines[0].header.startswith("sin: max=")  # the callback's string, printed as a comment
+# --8<-- [end:debug-transform]
+
+# --8<-- [start:nvtx]
+from thunder.dev_utils.nvtx_profile_transform import NvtxProfileTransform  # noqa: E402
+
+jfn = thunder.jit(fn, transforms=[NvtxProfileTransform()])
+print("ran on the CPU:", torch.equal(jfn(torch.arange(4.0)), fn(torch.arange(4.0))), "| CUDA available:", torch.cuda.is_available())
+nvtx_trace = thunder.last_traces(jfn)[-1]
+print(nvtx_trace.python(print_depth=1))
+names = [b.sym.name for b in nvtx_trace.bound_symbols]
+assert names.count("nvtx_range_push") == names.count("nvtx_range_pop") == 2
+# --8<-- [end:nvtx]
+
+# --8<-- [start:debug-options]
+from collections import Counter  # noqa: E402
+
+print(thunder.DebugOptions.list_options())
+jfn = thunder.jit(fn, debug_options=thunder.DebugOptions(record_interpreter_history=True))
+jfn(torch.arange(4.0))
+log = thunder.last_interpreter_log(jfn)
+kinds = Counter(e["kind"] if isinstance(e, dict) else type(e).__name__ for e in log)
+print("interpreter log:", len(log), "entries;", dict(sorted(kinds.items())))
+print("lookasides taken:", sorted({e["fn"] for e in log if isinstance(e, dict) and e["kind"] == "Lookaside"}))
+assert set(thunder.DebugOptions._defaults) == {"check_traces", "record_interpreter_history", "show_interpreter_progress"}
+assert kinds["Instruction"] > 0 and kinds["Lookaside"] > 0
+# --8<-- [end:debug-options]
