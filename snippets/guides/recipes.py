@@ -234,7 +234,7 @@ assert any(b.sym.name == "CUDAGraph1" and b.sym.is_fusion for b in rewritten.bou
 # --8<-- [end:reduce-overhead]
 
 # --8<-- [start:debug-transform]
-from thunder.dev_utils.debug_transform import DebugTransform  # noqa: E402
+from thunder.dev_utils.debug_transform import DebugTransform
 
 
 def after_each(bsym, output, *args, **kwargs):  # called after each line runs, with its output
@@ -257,10 +257,12 @@ assert debug_lines[0].header.startswith("sin: max=")  # the callback's string, p
 # --8<-- [end:debug-transform]
 
 # --8<-- [start:nvtx]
-from thunder.dev_utils.nvtx_profile_transform import NvtxProfileTransform  # noqa: E402
+from thunder.dev_utils.nvtx_profile_transform import NvtxProfileTransform
 
 jfn = thunder.jit(fn, transforms=[NvtxProfileTransform()])
-print("ran on the CPU:", torch.equal(jfn(torch.arange(4.0)), fn(torch.arange(4.0))), "| CUDA available:", torch.cuda.is_available())
+ran = jfn(torch.arange(4.0))
+print("ran on the CPU:", torch.equal(ran, fn(torch.arange(4.0))), "| CUDA available:", torch.cuda.is_available())
+assert torch.equal(ran, fn(torch.arange(4.0))) and not torch.cuda.is_available()
 nvtx_trace = thunder.last_traces(jfn)[-1]
 print(nvtx_trace.python(print_depth=1))
 names = [b.sym.name for b in nvtx_trace.bound_symbols]
@@ -268,7 +270,7 @@ assert names.count("nvtx_range_push") == names.count("nvtx_range_pop") == 2
 # --8<-- [end:nvtx]
 
 # --8<-- [start:debug-options]
-from collections import Counter  # noqa: E402
+from collections import Counter
 
 print(thunder.DebugOptions.list_options())
 jfn = thunder.jit(fn, debug_options=thunder.DebugOptions(record_interpreter_history=True))
@@ -280,3 +282,61 @@ print("lookasides taken:", sorted({e["fn"] for e in log if isinstance(e, dict) a
 assert set(thunder.DebugOptions._defaults) == {"check_traces", "record_interpreter_history", "show_interpreter_progress"}
 assert kinds["Instruction"] > 0 and kinds["Lookaside"] > 0
 # --8<-- [end:debug-options]
+
+# --8<-- [start:materialize]
+from thunder.transforms import ConstantFolding, MaterializationTransform
+
+with torch.device("meta"):
+    meta_model = torch.nn.Linear(4, 3)  # shapes only, no storage
+torch.manual_seed(1)
+jmeta = thunder.jit(
+    meta_model, transforms=[MaterializationTransform("cpu", init=MaterializationTransform.init_from_original_module_init())]
+)
+torch.manual_seed(1)
+reference = torch.nn.Linear(4, 3)  # made on the CPU from the same random state
+print("original module:", meta_model.weight.device, "| ThunderModule:", {n: str(p.device) for n, p in jmeta.named_parameters()})
+same = all(torch.equal(jmeta.get_parameter(n), p) for n, p in reference.named_parameters())
+print("parameters equal to the reference's:", same)
+print("output equal:", torch.equal(jmeta(x[:, :4]), reference(x[:, :4])))
+assert meta_model.weight.is_meta and same and torch.equal(jmeta(x[:, :4]), reference(x[:, :4]))
+# --8<-- [end:materialize]
+
+# --8<-- [start:constant-folding]
+def scaled(a):
+    scale = torch.tensor([2.0, 2.0, 2.0])
+    scale = (scale * 10) / 5
+    return a * scale
+
+
+jscaled = thunder.jit(scaled, transforms=[ConstantFolding()])
+jscaled(torch.ones(3))
+folded_traces = thunder.last_traces(jscaled)
+print([str(t.get_provenance()).removeprefix("# Constructed by ").split(" (took")[0] for t in folded_traces])
+print(folded_traces[0].python(print_depth=1))
+print(folded_traces[-1].python(print_depth=1))
+assert "Constant Folding pass" in str(folded_traces[3].get_provenance())
+assert not any(b.sym.name in ("true_divide", "div") for b in folded_traces[-1].bound_symbols)
+assert torch.equal(jscaled(torch.ones(3)), scaled(torch.ones(3)))
+# --8<-- [end:constant-folding]
+
+# --8<-- [start:autocast]
+def product(a, b):
+    return a @ b
+
+
+jproduct = thunder.jit(product)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    result = jproduct(torch.randn(2, 2), torch.randn(2, 2))
+print("result dtype:", result.dtype)
+print(thunder.last_traces(jproduct)[-1].python(print_depth=1))
+autocast_checks = [
+    line.strip() for line in thunder.last_prologue_traces(jproduct)[0].python().splitlines()
+    if line.strip().startswith("prims.check") and "autocast" in line
+]
+print("\n".join(autocast_checks))
+outside = jproduct(torch.randn(2, 2), torch.randn(2, 2))  # no autocast: a cache miss, a new trace
+print("outside autocast:", outside.dtype, "| cache misses:", thunder.compile_stats(jproduct).cache_misses)
+assert result.dtype == torch.bfloat16 and outside.dtype == torch.float32
+assert thunder.compile_stats(jproduct).cache_misses == 2
+assert [b.sym.name for b in thunder.last_traces(jproduct)[-1].bound_symbols].count("to") == 2
+# --8<-- [end:autocast]
