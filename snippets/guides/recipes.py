@@ -334,9 +334,21 @@ autocast_checks = [
     if line.strip().startswith("prims.check") and "autocast" in line
 ]
 print("\n".join(autocast_checks))
-outside = jproduct(torch.randn(2, 2), torch.randn(2, 2))  # no autocast: a cache miss, a new trace
-print("outside autocast:", outside.dtype, "| cache misses:", thunder.compile_stats(jproduct).cache_misses)
-assert result.dtype == torch.bfloat16 and outside.dtype == torch.float32
-assert thunder.compile_stats(jproduct).cache_misses == 2
+assert result.dtype == torch.bfloat16
 assert [b.sym.name for b in thunder.last_traces(jproduct)[-1].bound_symbols].count("to") == 2
 # --8<-- [end:autocast]
+
+# --8<-- [start:autocast-after]
+u, v = torch.randn(2, 2), torch.randn(2, 2)
+outside = jproduct(u, v)  # no autocast now: a cache miss, so a new trace
+print("outside autocast, after a call inside:", outside.dtype,
+      "| cache misses:", thunder.compile_stats(jproduct).cache_misses, "| eager:", product(u, v).dtype)
+print(thunder.last_traces(jproduct)[-1].python(print_depth=1))
+print("autocast stack empty:", thunder.compile_data(jproduct).autocast_stack.is_empty())
+fresh = thunder.jit(product)
+print("a fresh jit, outside autocast:", fresh(u, v).dtype)
+
+assert thunder.compile_stats(jproduct).cache_misses == 2
+assert outside.dtype == torch.bfloat16 and product(u, v).dtype == torch.float32 == fresh(u, v).dtype
+assert not thunder.compile_data(jproduct).autocast_stack.is_empty()
+# --8<-- [end:autocast-after]
