@@ -135,6 +135,20 @@ assert torch.allclose(out, model(x))
 assert record.transform.seen == ["computation", "backward_fn"]
 assert any(b.sym.name == "clamp" for b in comp.bound_symbols)
 assert not any(b.sym.name == "relu" for b in comp.bound_symbols)
+
+
+class TorchClampPlugin(Plugin):  # the same lookaside, written with torch.clamp
+    def setup_lookasides(self):
+        return [Lookaside(torch.nn.functional.relu, lambda a, inplace=False: torch.clamp(a, min=0))]
+
+
+try:
+    thunder.compile(make_model(), recipe=Recipe(plugins=[TorchClampPlugin()]))(x)
+    raised = None
+except TypeError as e:
+    raised = e
+    print("with torch.clamp in the lookaside:", type(e).__name__, str(e).splitlines()[0])
+assert isinstance(raised, TypeError) and "TensorProxy" in str(raised)
 # --8<-- [end:run]
 
 # --8<-- [start:prune]
@@ -185,11 +199,13 @@ for label, transforms in [("plain", []), ("pruned", [PrunePrologueChecks()])]:
         m.eval()
         y = jm(x)  # eval mode
     stats = thunder.compile_stats(jm)
-    results[label] = (stats.cache_misses, stats.cache_hits, torch.equal(y, m(x)))
-    print(f"{label:6}  misses={stats.cache_misses} hits={stats.cache_hits}  equal to eager eval: {results[label][2]}")
+    checks_training = ".training" in thunder.last_prologue_traces(jm)[-1].python()
+    results[label] = (stats.cache_misses, stats.cache_hits, torch.equal(y, m(x)), checks_training)
+    print(f"{label:6}  prologue reads .training: {checks_training!s:5}  misses={stats.cache_misses} "
+          f"hits={stats.cache_hits}  equal to eager eval: {results[label][2]}")
 
-assert results["plain"] == (2, 0, True)  # the `training` check fails, so Thunder traces again
-assert results["pruned"] == (1, 1, False)  # no check left: the training-mode trace is reused
+assert results["plain"] == (2, 0, True, True)  # the `training` check fails, so Thunder traces again
+assert results["pruned"] == (1, 1, False, False)  # no check left: the training-mode trace is reused
 # --8<-- [end:prune-edge]
 
 # --8<-- [start:builtin]
