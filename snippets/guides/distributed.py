@@ -133,25 +133,61 @@ assert tail == ["torch_wait_prim_impl"] * 4 + ["python_return"]
 # --8<-- [end:sort-waits]
 
 # --8<-- [start:bucketing]
-print("passes:", [str(t.get_provenance()).removeprefix("# Constructed by ").split(" (took")[0] for t in traces])
-ids = {b.sym.id for b in sorted_trace.bound_symbols}
-print("dist_prims.wait in the trace the bucketing pass reads:", dist_prims.PrimIDs.WAIT in ids)
-print("torch_wait_prim_impl in it:", "torch_wait_prim_impl" in ids)
-grad_bytes = sum(p.grad.numel() * p.grad.element_size() for p in jmodel.parameters())
-print("all_reduce calls in the backward:", bw_names.count("torch_all_reduce_prim_impl"),
+import thunder.distributed.transforms.ddp as ddp_module
+
+given = {}  # run -> the traces the bucketing pass was given
+real_bucketing = ddp_module.apply_bucketing_to_grad_allreduce
+
+
+def describe(trc):
+    ids = {b.sym.id for b in trc.bound_symbols}
+    keys = sorted(trc.output) if isinstance(trc.output, dict) else type(trc.output).__name__
+    return (f"dist_prims.wait: {dist_prims.PrimIDs.WAIT in ids!s:5} | torch_wait_prim_impl: "
+            f"{'torch_wait_prim_impl' in ids!s:5} | returns: {keys}")
+
+
+def run(label, recipe):
+    given[label] = []
+
+    def recording_bucketing(trc):  # passes.py imports the function from ddp_module when it runs
+        given[label].append(trc)
+        return real_bucketing(trc)
+
+    ddp_module.apply_bucketing_to_grad_allreduce = recording_bucketing
+    try:
+        jm = thunder.compile(make_model(), recipe=recipe)
+        jm(x).sum().backward()
+        return jm
+    finally:
+        ddp_module.apply_bucketing_to_grad_allreduce = real_bucketing
+
+
+jm = run("torch executor", Recipe(plugins=[DDP()]))
+computation_input = given["torch executor"][-1]  # the last call: the computation trace
+print(describe(computation_input))
+passes = [str(t.get_provenance()).removeprefix("# Constructed by ").split(" (took")[0] for t in thunder.last_traces(jm)]
+grad_bytes = sum(p.grad.numel() * p.grad.element_size() for p in jm.parameters())
+names = [b.sym.name for b in thunder.last_backward_traces(jm)[-1].bound_symbols]
+print("passes:", passes)
+print("all_reduce calls in the backward:", names.count("torch_all_reduce_prim_impl"),
       "for 4 gradients of", grad_bytes, "bytes in all")
 
-assert not any("Batching all_reduce" in str(t.get_provenance()) for t in traces)
+ids = {b.sym.id for b in computation_input.bound_symbols}
 assert dist_prims.PrimIDs.WAIT not in ids and "torch_wait_prim_impl" in ids
+assert "fw_flat_out" in computation_input.output  # forward and backward in one trace
+assert "Batching all_reduce calls" not in passes and names.count("torch_all_reduce_prim_impl") == 4
 # --8<-- [end:bucketing]
 
 # --8<-- [start:torch-compile]
 try:
-    thunder.compile(make_model(), recipe=BaseRecipe(fuser="torch.compile", plugins=[DDP()]))(x)
+    run("torch.compile", BaseRecipe(fuser="torch.compile", plugins=[DDP()]))
 except IndexError as e:
     where = traceback.extract_tb(e.__traceback__)
+    print(describe(given["torch.compile"][-1]))
     print(f"{type(e).__name__}: {e}")
     print("raised in:", where[-1].name, "| called from:", where[-2].name, "<", where[-3].name)
+    ids = {b.sym.id for b in given["torch.compile"][-1].bound_symbols}
+    assert dist_prims.PrimIDs.WAIT in ids and "fw_flat_out" in given["torch.compile"][-1].output
     assert where[-1].name == "get_bsym_of_allreduce_of_grad"
     assert "apply_bucketing_to_grad_allreduce" in [f.name for f in where]
 # --8<-- [end:torch-compile]
