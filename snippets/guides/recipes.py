@@ -250,6 +250,23 @@ assert str(rewritten.get_provenance()).startswith("# Constructed by CUDAGraph fu
 assert any(b.sym.name == "CUDAGraph1" and b.sym.is_fusion for b in rewritten.bound_symbols)
 # --8<-- [end:reduce-overhead]
 
+# --8<-- [start:profile]
+profile = thunder.plugins.Profile(input_match="t_0_weight|t_2_weight")  # from line 0 to line 1 of the matches
+print(type(profile).__name__, profile.policy.name, "| registered by name:", "profile" in thunder.plugins.get_plugin_names())
+jm = thunder.compile(make_model(), recipe=Recipe(plugins=[profile]))
+with torch.no_grad():
+    for _ in range(5):  # the transform's defaults: 3 warm-up runs, then 1 profiled run
+        jm(x)
+print(thunder.last_traces(jm)[-1].python(print_depth=1))
+profiler = profile.profile_transform.get_profile()
+recorded = sorted({e.key for e in profiler.key_averages() if e.key.startswith("  t")})
+print("record_function ranges in the profile:", *recorded, sep="\n  ")
+
+names = [b.sym.name for b in thunder.last_traces(jm)[-1].bound_symbols]
+assert names.index("start_profiling") < names.index("end_profiling") and isinstance(profiler, torch.profiler.profile)
+assert len(recorded) == 2 and "linear" in recorded[0] and "relu" in recorded[1]
+# --8<-- [end:profile]
+
 # --8<-- [start:debug-transform]
 from thunder.dev_utils.debug_transform import DebugTransform
 
