@@ -109,6 +109,22 @@ print("gradients equal to eager:", same)
 assert same
 # --8<-- [end:grads]
 
+# --8<-- [start:no-sync]
+with thunder.distributed.skip_data_parallel_grad_sync():
+    jmodel(x).sum().backward()  # a cache miss: the prologue checks no_grad_sync
+stats = thunder.compile_stats(jmodel)
+local_bw = thunder.last_backward_traces(jmodel)[-1]
+local_names = [b.sym.name for b in local_bw.bound_symbols]
+print("cache misses:", stats.cache_misses, "| hits:", stats.cache_hits)
+print("collectives in this backward:", [n for n in local_names if n.startswith("torch_") and n.endswith("_prim_impl")])
+print("it returns:", local_bw.python(print_depth=1).splitlines()[-1].strip())
+
+assert (stats.cache_misses, stats.cache_hits) == (2, 0)
+assert "check_number_type_and_value(cache_info_no_grad_sync, True)" in thunder.last_prologue_traces(jmodel)[0].python()
+assert not any("all_reduce" in n or "wait" in n or n == "true_divide" for n in local_names)
+assert [name for name, _ in bw.siginfo().args] == ["saved_for_backward", "cotangents"]  # .grad is no input
+# --8<-- [end:no-sync]
+
 # --8<-- [start:sort-waits]
 def gaps(trc):
     """For each wait: how many lines after the collective that it waits for."""
