@@ -177,3 +177,18 @@ def test_the_walk_holds_every_trace_of_last_traces(captured):
 def test_the_map_survives_the_cache(captured):
     _, _, trace_map = captured
     assert TraceMap.from_json(trace_map.to_json()) == trace_map
+
+
+def test_a_pass_that_sets_a_plain_string_as_provenance_still_gets_its_step(captured):
+    """ConstantFolding sets a str, not a TraceProvenance: the stepper's title is that text."""
+    from thunder.core.trace import from_trace
+
+    namespace, _, _ = captured
+    trc = from_trace(namespace["traces"][-1])
+    trc.bound_symbols = list(namespace["traces"][-1].bound_symbols)
+    trc.set_provenance("Constant Folding (took 2 milliseconds)")
+    recorder = Recorder(ROOT)
+    recorder.start()
+    step = recorder._step(trc)
+    assert step.title == "Constant Folding (took N milliseconds)"
+    assert step.lines

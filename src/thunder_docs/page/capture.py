@@ -228,7 +228,9 @@ class Recorder:
         rec.norm = [self._norm(ln) for ln in rec.raw]
         shown = [(j, info) for j, info in enumerate(rec.infos) if info is not None]
         provenance = trc.get_provenance()
-        title = self._norm(provenance.pss) if provenance is not None else ""
+        # A pass may set a plain string as provenance (ConstantFolding does), not a TraceProvenance.
+        text = getattr(provenance, "pss", provenance)
+        title = self._norm(str(text).removeprefix("# Constructed by ")) if provenance is not None else ""
         return Step(title, "\n".join(rec.norm), tuple(definitions([line_of(j, 0, rec, j, 0, self._norm) for j, _ in shown])),
                     self._trace(rec, [info for _, info in shown]))
 
