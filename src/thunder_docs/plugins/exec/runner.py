@@ -5,6 +5,9 @@ time a page needs executing. It imports torch and thunder once (``preload``); ea
 then runs in a fresh process forked from it. So a build pays the import once, pages
 cannot leak state into each other, and a section that hangs or prints without end
 can be stopped by killing its process, which a thread inside the build could not be.
+Nothing a page starts outlives it (``page/processes.py``): the page's process ends its
+descendants when its sections are done, and a page the build gives up on is ended with
+every process below it.
 """
 
 from __future__ import annotations
@@ -23,13 +26,14 @@ from pathlib import Path
 
 from mkdocs.plugins import get_plugin_logger
 
-from thunder_docs.page import worker
+from thunder_docs.page import processes, worker
 from thunder_docs.page.normalize import normalize
 from thunder_docs.page.protocol import Ready, SectionDone, SectionFailed
 from thunder_docs.shared.results import SectionResult
 from thunder_docs.shared.sections import Section
 
 _POLL_SECONDS = 0.05
+_EXIT_SECONDS = 2  # how long a page's process may take to exit once it has said all it has to say
 log = get_plugin_logger("thunder-exec")
 
 
@@ -46,8 +50,10 @@ class PageJob:
 class ExecutionError(Exception):
     """A section that raised, ran past its timeout or printed too much."""
 
-    def __init__(self, page: str, section: Section, cause: str, line: int | None = None, details: str = ""):
+    def __init__(self, page: str, section: Section, cause: str, line: int | None = None, details: str = "",
+                 raised: bool = False):
         self.page, self.section, self.cause, self.details = page, section, cause, details
+        self.raised = raised  # the section raised: its page's process ends by itself
         self.line = line or section.start_line
         super().__init__(
             f"{page}: section '{section.name}' failed at {section.path}:{self.line}: {cause}"
@@ -103,19 +109,27 @@ class Runner:
                                   daemon=True)
             process.start()
             send.close()
+            finished = False  # the page's process has said all it will, and exits by itself
             try:
                 self._ready(job, receive, process)
-                return [self._wait(job, i, receive, process, Path(tmp)) for i in range(len(job.sections))]
+                results = [self._wait(job, i, receive, process, Path(tmp)) for i in range(len(job.sections))]
+                finished = True
+                return results
+            except ExecutionError as error:
+                finished = error.raised
+                raise
             finally:
+                if finished:  # it has ended what its sections started
+                    process.join(_EXIT_SECONDS)
                 if process.is_alive():
-                    process.kill()
+                    _end(process)
                 process.join()
                 _end_group(process.pid)
                 receive.close()
 
     def _ready(self, job, receive, process) -> None:
         if not receive.poll(job.timeout):
-            process.kill()
+            _end(process)
             raise ExecutionError(job.page, job.sections[0], "the worker process did not start")
         ready: Ready = receive.recv()
         for warning in ready.preload_warnings:
@@ -129,12 +143,12 @@ class Runner:
             elapsed = time.monotonic() - started
             size = out_file.stat().st_size if out_file.exists() else 0
             if size > job.max_output_chars:
-                process.kill()
+                _end(process)
                 raise ExecutionError(
                     job.page, section, f"printed more than the limit of {job.max_output_chars:,} characters"
                 )
             if elapsed > job.timeout:
-                process.kill()
+                _end(process)
                 raise ExecutionError(job.page, section, f"ran past the timeout of {job.timeout:g} s")
             if not process.is_alive() and not receive.poll(0):
                 raise ExecutionError(
@@ -147,7 +161,8 @@ class Runner:
             raise ExecutionError(job.page, section, f"the worker process died (exit code {process.exitcode})") from None
         stdout = out_file.read_text(encoding="utf-8", errors="replace")
         if isinstance(message, SectionFailed):
-            raise ExecutionError(job.page, section, message.summary, line=message.line, details=message.details)
+            raise ExecutionError(job.page, section, message.summary, line=message.line, details=message.details,
+                                 raised=True)
         if len(stdout) > job.max_output_chars:
             raise ExecutionError(
                 job.page, section,
@@ -155,6 +170,14 @@ class Runner:
             )
         return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds,
                              graphs=message.graphs, traces=message.traces)
+
+
+def _end(process) -> None:
+    """Kill a page's process and, first, every process below it (on Linux; elsewhere its group, below)."""
+    if processes.trees_visible():
+        processes.kill_tree(process.pid)
+    else:
+        process.kill()
 
 
 def _end_group(pid: int) -> None:

@@ -1,0 +1,109 @@
+"""End every process a page started, wherever it went: a new session, a double fork.
+
+On Linux the page's process is a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``): a
+process whose parent ends is handed to its nearest subreaper ancestor instead of to init,
+so whatever a section starts, in its own session or after a double fork, stays below the
+page's process, where ``/proc`` finds it. The forkserver is one too (``reaper``), so what
+a killed page leaves behind is handed to it and reaped. A tree is ended by stopping every
+process in it first (SIGSTOP: a stopped process cannot fork), looking again until no new
+one shows, then killing them all, deepest first, its root last: nothing is handed away
+before it is killed.
+
+Elsewhere (no ``prctl``, no ``/proc``) the page's process group is all the build can end
+(``plugins/exec/runner.py``): a child in a session of its own escapes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+from pathlib import Path
+
+_PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+_PROC = Path("/proc")
+
+
+def become_subreaper() -> bool:
+    """Make this process the subreaper of its descendants; False where the system has none."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def trees_visible() -> bool:
+    """Whether this system shows processes and their parents in ``/proc``."""
+    return (_PROC / "self" / "stat").exists()
+
+
+def _parents() -> dict[int, int]:
+    """Each running process's parent, read from ``/proc/<pid>/stat``."""
+    parents = {}
+    for entry in _PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError, ValueError):  # it ended while we looked
+            stat = (entry / "stat").read_text()
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])  # the name may hold ")"
+    return parents
+
+
+def descendants(root: int) -> list[int]:
+    """The processes below ``root``, parents before their children (``root`` not included)."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in _parents().items():
+        children.setdefault(parent, []).append(pid)
+    found, queue = [], [root]
+    while queue:
+        for child in children.get(queue.pop(0), ()):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def _signal(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, sig)
+
+
+def _freeze(root: int, stop_root: bool) -> list[int]:
+    """Stop ``root``'s tree, looking again until no new process shows; the stopped, in order."""
+    stopped: list[int] = []
+    if stop_root:
+        _signal(root, signal.SIGSTOP)
+    for _ in range(100):  # each round stops what a process forked before it was stopped
+        new = [pid for pid in descendants(root) if pid not in stopped]
+        if not new:
+            break
+        for pid in new:
+            _signal(pid, signal.SIGSTOP)
+        stopped += new
+    return stopped
+
+
+def kill_tree(root: int) -> None:
+    """Stop and kill ``root`` and every process below it (the build, on a page it gives up on)."""
+    for pid in reversed(_freeze(root, stop_root=True)):
+        _signal(pid, signal.SIGKILL)
+    _signal(root, signal.SIGKILL)
+
+
+def end_descendants() -> None:
+    """Stop, kill and reap every process below this one (the page's process, its sections done)."""
+    if not trees_visible():
+        return  # the build ends the page's process group instead
+    for pid in reversed(_freeze(os.getpid(), stop_root=False)):
+        _signal(pid, signal.SIGKILL)
+    while True:  # the killed, and any handed to this process as their parents died
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
