@@ -65,6 +65,12 @@ with open("pids.txt", "w") as pids:
     print(session.pid, orphan, file=pids)
 time.sleep(600)
 # --8<-- [end:hang]
+
+# --8<-- [start:die]
+with open("pids.txt", "w") as pids:
+    print(session.pid, orphan, file=pids)
+os._exit(3)  # the page's process dies without ending what it started
+# --8<-- [end:die]
 '''
 
 
@@ -109,6 +115,14 @@ def test_a_page_past_its_timeout_ends_with_what_it_started(throwaway):
     page = include("session", "double", "hang", front="---\nexec_timeout: 3\n---\n\n")
     log = throwaway.write({"snippets/page.py": SPAWN, "docs/page.md": page}, exec_options={"timeout": 3}).failed_build()
     assert "ran past the timeout of 3 s" in log
+    pids = [int(pid) for pid in (throwaway.folder / "pids.txt").read_text().split()]
+    assert_gone(*pids)
+
+
+@needs_proc
+def test_a_page_whose_process_dies_ends_with_what_it_started(throwaway):
+    log = throwaway.write({"snippets/page.py": SPAWN, "docs/page.md": include("session", "double", "die")}).failed_build()
+    assert "the worker process died (exit code 3)" in log
     pids = [int(pid) for pid in (throwaway.folder / "pids.txt").read_text().split()]
     assert_gone(*pids)
 

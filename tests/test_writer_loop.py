@@ -14,7 +14,7 @@ import time
 import urllib.request
 
 from conftest import mkdocs_env
-from thunder_docs import reference_cache
+from thunder_docs.plugins.refcache import plugin as reference_cache
 from thunder_docs.plugins.refcache.plugin import ReferenceCache
 
 API_PAGE = "# API\n\n::: thunder.core.trace.from_trace\n"

@@ -3,11 +3,13 @@
 On Linux the page's process is a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``): a
 process whose parent ends is handed to its nearest subreaper ancestor instead of to init,
 so whatever a section starts, in its own session or after a double fork, stays below the
-page's process, where ``/proc`` finds it. The forkserver is one too (``reaper``), so what
-a killed page leaves behind is handed to it and reaped. A tree is ended by stopping every
-process in it first (SIGSTOP: a stopped process cannot fork), looking again until no new
-one shows, then killing them all, deepest first, its root last: nothing is handed away
-before it is killed.
+page's process, where ``/proc`` finds it. The forkserver is one too (``preload.py``), so
+what a killed page leaves behind is handed to it and reaped, and what a page's process
+that died on its own left running is found among its children (``plugins/exec/runner.py``).
+
+A tree is ended by stopping every process in it first (SIGSTOP: a stopped process cannot
+fork), looking again until no new one shows, then killing them all, deepest first, its root
+last: nothing is handed away before it is killed.
 
 Elsewhere (no ``prctl``, no ``/proc``) the page's process group is all the build can end
 (``plugins/exec/runner.py``): a child in a session of its own escapes it.
@@ -52,6 +54,16 @@ def _parents() -> dict[int, int]:
             stat = (entry / "stat").read_text()
             parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])  # the name may hold ")"
     return parents
+
+
+def parent(pid: int) -> int | None:
+    """The parent of ``pid``, or None if it has ended."""
+    return _parents().get(pid)
+
+
+def children(parent: int) -> list[int]:
+    """The processes whose parent is ``parent``."""
+    return [pid for pid, of in _parents().items() if of == parent]
 
 
 def descendants(root: int) -> list[int]:

@@ -32,7 +32,7 @@ def run_page(conn, root: str, sections: list[Section], tmp: str, env: dict[str, 
     os.environ.update(env)  # the page's own settings (the device), in its process only
     from thunder_docs.page import preload
 
-    conn.send(Ready(preload.WARNINGS))
+    conn.send(Ready(preload.WARNINGS, os.getppid()))
     namespace: dict = {"__name__": "__main__", "__builtins__": __builtins__}
     if sections:
         namespace["__file__"] = sections[0].path

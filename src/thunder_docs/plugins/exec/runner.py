@@ -18,6 +18,7 @@ import multiprocessing.forkserver
 import os
 import signal
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +34,9 @@ from thunder_docs.shared.results import SectionResult
 from thunder_docs.shared.sections import Section
 
 _POLL_SECONDS = 0.05
-_EXIT_SECONDS = 2  # how long a page's process may take to exit once it has said all it has to say
+# The pids of the pages' processes running now, in this process: they share one forkserver.
+_PAGES: set[int] = set()
+_PAGES_LOCK = threading.Lock()
 log = get_plugin_logger("thunder-exec")
 
 
@@ -50,10 +53,8 @@ class PageJob:
 class ExecutionError(Exception):
     """A section that raised, ran past its timeout or printed too much."""
 
-    def __init__(self, page: str, section: Section, cause: str, line: int | None = None, details: str = "",
-                 raised: bool = False):
+    def __init__(self, page: str, section: Section, cause: str, line: int | None = None, details: str = ""):
         self.page, self.section, self.cause, self.details = page, section, cause, details
-        self.raised = raised  # the section raised: its page's process ends by itself
         self.line = line or section.start_line
         super().__init__(
             f"{page}: section '{section.name}' failed at {section.path}:{self.line}: {cause}"
@@ -107,33 +108,36 @@ class Runner:
             receive, send = ctx.Pipe(duplex=False)
             process = ctx.Process(target=worker.run_page, args=(send, str(self.root), job.sections, tmp, job.env, job.graphs),
                                   daemon=True)
-            process.start()
+            with _PAGES_LOCK:  # no page's process unknown while strays are looked for
+                process.start()
+                _PAGES.add(process.pid)
             send.close()
-            finished = False  # the page's process has said all it will, and exits by itself
+            forkserver = 0  # the pid of the process it was forked from, once it says
             try:
-                self._ready(job, receive, process)
-                results = [self._wait(job, i, receive, process, Path(tmp)) for i in range(len(job.sections))]
-                finished = True
-                return results
-            except ExecutionError as error:
-                finished = error.raised
-                raise
+                forkserver = self._ready(job, receive, process).forkserver
+                return [self._wait(job, i, receive, process, Path(tmp)) for i in range(len(job.sections))]
             finally:
-                if finished:  # it has ended what its sections started
-                    process.join(_EXIT_SECONDS)
-                if process.is_alive():
+                # A page's process ends what its sections started before it sends its last
+                # message; its tree is ended all the same, with anything started since.
+                ended = not process.is_alive()  # it died (or was killed above)
+                if not ended:
                     _end(process)
                 process.join()
                 _end_group(process.pid)
                 receive.close()
+                with _PAGES_LOCK:
+                    _PAGES.discard(process.pid)
+                    if ended and forkserver:  # it may have died leaving processes to the forkserver
+                        _end_strays(forkserver)
 
-    def _ready(self, job, receive, process) -> None:
+    def _ready(self, job, receive, process) -> Ready:
         if not receive.poll(job.timeout):
             _end(process)
             raise ExecutionError(job.page, job.sections[0], "the worker process did not start")
         ready: Ready = receive.recv()
         for warning in ready.preload_warnings:
             log.debug("while importing %s: %s", ", ".join(self.preload), warning)
+        return ready
 
     def _wait(self, job, index, receive, process, tmp: Path) -> SectionResult:
         section = job.sections[index]
@@ -161,8 +165,7 @@ class Runner:
             raise ExecutionError(job.page, section, f"the worker process died (exit code {process.exitcode})") from None
         stdout = out_file.read_text(encoding="utf-8", errors="replace")
         if isinstance(message, SectionFailed):
-            raise ExecutionError(job.page, section, message.summary, line=message.line, details=message.details,
-                                 raised=True)
+            raise ExecutionError(job.page, section, message.summary, line=message.line, details=message.details)
         if len(stdout) > job.max_output_chars:
             raise ExecutionError(
                 job.page, section,
@@ -178,6 +181,15 @@ def _end(process) -> None:
         processes.kill_tree(process.pid)
     else:
         process.kill()
+
+
+def _end_strays(forkserver: int) -> None:
+    """End what a page's process that died left running: it was handed to the forkserver, a
+    subreaper, whose other children are the pages' processes running now (hold _PAGES_LOCK)."""
+    if processes.trees_visible() and processes.parent(forkserver) == os.getpid():  # still ours
+        for pid in processes.children(forkserver):
+            if pid not in _PAGES:
+                processes.kill_tree(pid)
 
 
 def _end_group(pid: int) -> None:
