@@ -153,6 +153,15 @@ def _spawning(value: int) -> str:
     return SPAWN.replace('print("session", session.pid)', f'print("session", session.pid, {value})')
 
 
+def _next_run(lines) -> None:
+    """Wait for the rebuild that runs the edited section (a rebuild may come first that runs
+    nothing: the server can see a file change twice)."""
+    for _ in range(3):
+        if "executed 2 sections of 1 pages" in next_build_log(lines):
+            return
+    raise AssertionError("three rebuilds, and the edited section never ran")
+
+
 @needs_proc
 def test_serve_keeps_the_number_of_processes_flat(throwaway):
     """20 rebuilds, each running a section that starts two processes that would escape.
@@ -173,7 +182,7 @@ def test_serve_keeps_the_number_of_processes_flat(throwaway):
         before = len(_descendants(proc.pid))
         for value in range(1, 21):
             (throwaway.folder / "snippets" / "page.py").write_text(_spawning(value))
-            assert "executed 2 sections of 1 pages" in next_build_log(lines)
+            _next_run(lines)
         after = len(_descendants(proc.pid))
         assert after == before, f"{before} processes below the server before 20 rebuilds, {after} after"
     finally:

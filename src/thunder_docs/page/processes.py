@@ -22,6 +22,7 @@ import ctypes
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
@@ -44,16 +45,22 @@ def trees_visible() -> bool:
     return (_PROC / "self" / "stat").exists()
 
 
+def _stat(pid: int | str) -> tuple[str, int] | None:
+    """A process's state letter and parent, from ``/proc/<pid>/stat``; None once it is gone."""
+    try:
+        fields = (_PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()  # the name may hold ")"
+        return fields[0], int(fields[1])
+    except (OSError, IndexError, ValueError):  # it ended while we looked
+        return None
+
+
 def _parents() -> dict[int, int]:
-    """Each running process's parent, read from ``/proc/<pid>/stat``."""
-    parents = {}
+    """Each process's parent."""
+    found = {}
     for entry in _PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        with contextlib.suppress(OSError, IndexError, ValueError):  # it ended while we looked
-            stat = (entry / "stat").read_text()
-            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])  # the name may hold ")"
-    return parents
+        if entry.name.isdigit() and (stat := _stat(entry.name)) is not None:
+            found[int(entry.name)] = stat[1]
+    return found
 
 
 def parent(pid: int) -> int | None:
@@ -61,19 +68,19 @@ def parent(pid: int) -> int | None:
     return _parents().get(pid)
 
 
-def children(parent: int) -> list[int]:
-    """The processes whose parent is ``parent``."""
-    return [pid for pid, of in _parents().items() if of == parent]
+def children(of: int) -> list[int]:
+    """The processes whose parent is ``of``."""
+    return [pid for pid, ppid in _parents().items() if ppid == of]
 
 
 def descendants(root: int) -> list[int]:
     """The processes below ``root``, parents before their children (``root`` not included)."""
-    children: dict[int, list[int]] = {}
-    for pid, parent in _parents().items():
-        children.setdefault(parent, []).append(pid)
+    below: dict[int, list[int]] = {}
+    for pid, ppid in _parents().items():
+        below.setdefault(ppid, []).append(pid)
     found, queue = [], [root]
     while queue:
-        for child in children.get(queue.pop(0), ()):
+        for child in below.get(queue.pop(0), ()):
             found.append(child)
             queue.append(child)
     return found
@@ -84,17 +91,29 @@ def _signal(pid: int, sig: int) -> None:
         os.kill(pid, sig)
 
 
+def _await_stopped(pids: list[int]) -> None:
+    """Wait (a second at most) until each has stopped or ended: a fork it was making is done then."""
+    deadline = time.monotonic() + 1
+    waiting = list(pids)
+    while waiting and time.monotonic() < deadline:
+        waiting = [pid for pid in waiting if (stat := _stat(pid)) is not None and stat[0] not in "TtZX"]
+        if waiting:
+            time.sleep(0.001)
+
+
 def _freeze(root: int, stop_root: bool) -> list[int]:
     """Stop ``root``'s tree, looking again until no new process shows; the stopped, in order."""
     stopped: list[int] = []
     if stop_root:
         _signal(root, signal.SIGSTOP)
+        _await_stopped([root])
     for _ in range(100):  # each round stops what a process forked before it was stopped
         new = [pid for pid in descendants(root) if pid not in stopped]
         if not new:
             break
         for pid in new:
             _signal(pid, signal.SIGSTOP)
+        _await_stopped(new)
         stopped += new
     return stopped
 
@@ -110,12 +129,25 @@ def end_descendants() -> None:
     """Stop, kill and reap every process below this one (the page's process, its sections done)."""
     if not trees_visible():
         return  # the build ends the page's process group instead
-    for pid in reversed(_freeze(os.getpid(), stop_root=False)):
-        _signal(pid, signal.SIGKILL)
-    while True:  # the killed, and any handed to this process as their parents died
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
+    while True:
+        for pid in reversed(_freeze(os.getpid(), stop_root=False)):
+            _signal(pid, signal.SIGKILL)
+        if _reaped():
             return
-        except InterruptedError:
-            continue
+
+
+def _reaped() -> bool:
+    """Reap the killed, and any handed to this process as their parents died; False if a child
+    still runs after half a second (one that a thread of this process started since)."""
+    deadline = time.monotonic() + 0.5
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return True  # no child left
+        if pid:
+            deadline = time.monotonic() + 0.5
+        elif time.monotonic() > deadline:
+            return False
+        else:
+            time.sleep(0.001)
