@@ -15,9 +15,12 @@ processes come from this process's forkserver).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import html
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -49,12 +52,12 @@ print("session", session.pid)
 read, write = os.pipe()
 middle = os.fork()
 if middle == 0:  # a new session, a child in it, and gone: the child is an orphan
-    os.setsid()
-    orphan = os.fork()
-    if orphan == 0:
-        os.execvp("sleep", ["sleep", "600"])
-    os.write(write, str(orphan).encode())
-    os._exit(0)
+    try:
+        os.setsid()
+        orphan = subprocess.Popen(["sleep", "600"]).pid
+        os.write(write, str(orphan).encode())
+    finally:
+        os._exit(0)
 os.waitpid(middle, 0)
 orphan = int(os.read(read, 20))
 print("double", orphan)
@@ -97,8 +100,17 @@ def _sleeping(pid: int) -> bool:
 def assert_gone(*pids: int) -> None:
     deadline = time.monotonic() + 10
     while left := [pid for pid in pids if _sleeping(pid)]:
-        assert time.monotonic() < deadline, f"still there after the build: {left}"
+        if time.monotonic() > deadline:
+            _kill(left)
+            raise AssertionError(f"still there after the build: {left}")
         time.sleep(0.1)
+
+
+def _kill(pids) -> None:
+    """End the `sleep 600`s a failed test leaves (by their pids)."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 @needs_proc
@@ -186,6 +198,7 @@ def test_serve_keeps_the_number_of_processes_flat(throwaway):
         after = len(_descendants(proc.pid))
         assert after == before, f"{before} processes below the server before 20 rebuilds, {after} after"
     finally:
+        _kill(pid for pid in _descendants(proc.pid) if _sleeping(pid))
         proc.terminate()
         proc.wait(timeout=30)
 
