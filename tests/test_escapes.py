@@ -31,7 +31,7 @@ import yaml
 from bs4 import BeautifulSoup
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-from test_serve import free_port, next_build_log, reader
+from test_serve import free_port, next_build_log, reader, served_at
 
 from conftest import mkdocs_env
 
@@ -191,9 +191,13 @@ def test_serve_keeps_the_number_of_processes_flat(throwaway):
     lines = reader(proc)
     try:
         next_build_log(lines, end="Documentation built in")
+        served_at(lines)  # watching now: an edit made before the server watches goes unseen
+        time.sleep(0.5)
         before = len(_descendants(proc.pid))
         for value in range(1, 21):
-            (throwaway.folder / "snippets" / "page.py").write_text(_spawning(value))
+            edited = throwaway.folder / "page.py.new"  # written whole, then renamed: never read half-written
+            edited.write_text(_spawning(value))
+            edited.replace(throwaway.folder / "snippets" / "page.py")
             _next_run(lines)
         after = len(_descendants(proc.pid))
         assert after == before, f"{before} processes below the server before 20 rebuilds, {after} after"
