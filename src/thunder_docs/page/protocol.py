@@ -12,6 +12,7 @@ class Ready:
     """The process started; warnings raised while importing the preloaded modules."""
 
     preload_warnings: list[str]
+    forkserver: int = 0  # the process it was forked from, which is handed what a page leaves when it dies
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import time
 import traceback
 from pathlib import Path
 
+from thunder_docs.page import processes
 from thunder_docs.page.capture import Recorder
 from thunder_docs.page.protocol import Ready, SectionDone, SectionFailed
 from thunder_docs.shared.sections import Section
@@ -23,12 +24,15 @@ from thunder_docs.shared.sections import Section
 def run_page(conn, root: str, sections: list[Section], tmp: str, env: dict[str, str],
            graphs: dict[str, list[str]]) -> None:
     """Worker side: run each section in one namespace, send one message per section."""
-    os.setpgrp()  # a group of its own: the build ends it, and every process it started, when the page is done
+    # Whatever a section starts ends with the page (processes.py): on Linux this process is its
+    # subreaper and ends it; elsewhere the build ends the process group.
+    os.setpgrp()
+    processes.become_subreaper()
     os.chdir(root)
     os.environ.update(env)  # the page's own settings (the device), in its process only
     from thunder_docs.page import preload
 
-    conn.send(Ready(preload.WARNINGS))
+    conn.send(Ready(preload.WARNINGS, os.getppid()))
     namespace: dict = {"__name__": "__main__", "__builtins__": __builtins__}
     if sections:
         namespace["__file__"] = sections[0].path
@@ -47,6 +51,8 @@ def run_page(conn, root: str, sections: list[Section], tmp: str, env: dict[str, 
             except BaseException as exc:  # every failure, KeyboardInterrupt too, is reported to the build
                 error = exc
         seconds = time.perf_counter() - started
+        if error is not None or index == len(sections) - 1:
+            processes.end_descendants()  # before the build reads the last output: nothing writes to it now
         if error is None:
             traces, problem = recorder.finish_file(capture.out)
             conn.send(SectionDone(seconds, capture.stderr + problem, graphs=drawn, traces=traces))

@@ -7,6 +7,10 @@ where it was recorded, or a note that none has been recorded yet.
 
 from __future__ import annotations
 
+import re
+
+from pymdownx.snippets import SnippetPreprocessor
+
 from thunder_docs.plugins.exec import approved
 from thunder_docs.shared.model import Page, Site
 from thunder_docs.shared.results import CPU, CUDA
@@ -70,11 +74,34 @@ def _recorded_cuda(site: Site, page: Page, inc: Include, indent: str) -> list[st
 
 
 def output_block(inc: Include, output: str, indent: str, css: str = "") -> list[str]:
-    """A fenced block of printed output, its fence longer than any backtick run inside it."""
+    """A fenced block of printed output that shows it as printed: its fence longer than any run of
+    backticks inside it, so no line closes it (thunder-cite and Markdown leave a fence's lines
+    alone), and each line that pymdownx.snippets would read as a directive escaped."""
     if not output:
         return []
-    longest = max((len(line) - len(line.lstrip("`")) for line in output.split("\n")), default=0)
+    longest = max((len(run) for run in _BACKTICKS.findall(output)), default=0)
     fence = "`" * max(3, longest + 1)
-    body = [indent + line if line else line for line in output.split("\n")]
+    body = [_escape_snippets(indent + line) if line else line for line in output.split("\n")]
     classes = f".{inc.output_lang} .exec-output" + (f" .{css}" if css else "")
     return ["", f'{indent}{fence} {{ {classes} title="Output" {NOT_SEARCHED} }}', *body, f"{indent}{fence}"]
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
+def _escape_snippets(line: str) -> str:
+    """The line as pymdownx.snippets shows it after reading it, which is as printed.
+
+    Snippets runs on the page's Markdown before fences are read, so a printed include
+    (``--8<-- "file"``, or the ``--8<--`` that opens or closes a block of paths) would be
+    replaced by the file, and a section marker (``--8<-- [start:name]``) removed. Snippets
+    takes one ``;`` off the run of them before a marker and shows the line otherwise as it
+    is; so one ``;`` goes there, also before one already there (``;--8<-- "file"`` stays so).
+    Its own patterns decide what it would read.
+    """
+    match = SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)
+    if match is None and "8<-" in line:
+        match = SnippetPreprocessor.RE_SNIPPET_SECTION.match(line)
+    if match is None:
+        return line
+    return line[:match.start("escape")] + ";" + line[match.start("escape"):]

@@ -5,6 +5,9 @@ time a page needs executing. It imports torch and thunder once (``preload``); ea
 then runs in a fresh process forked from it. So a build pays the import once, pages
 cannot leak state into each other, and a section that hangs or prints without end
 can be stopped by killing its process, which a thread inside the build could not be.
+Nothing a page starts outlives it (``page/processes.py``): the page's process ends its
+descendants when its sections are done, and a page the build gives up on is ended with
+every process below it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import multiprocessing.forkserver
 import os
 import signal
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -23,13 +27,16 @@ from pathlib import Path
 
 from mkdocs.plugins import get_plugin_logger
 
-from thunder_docs.page import worker
+from thunder_docs.page import processes, worker
 from thunder_docs.page.normalize import normalize
 from thunder_docs.page.protocol import Ready, SectionDone, SectionFailed
 from thunder_docs.shared.results import SectionResult
 from thunder_docs.shared.sections import Section
 
 _POLL_SECONDS = 0.05
+# The pids of the pages' processes running now, in this process: they share one forkserver.
+_PAGES: set[int] = set()
+_PAGES_LOCK = threading.Lock()
 log = get_plugin_logger("thunder-exec")
 
 
@@ -101,25 +108,36 @@ class Runner:
             receive, send = ctx.Pipe(duplex=False)
             process = ctx.Process(target=worker.run_page, args=(send, str(self.root), job.sections, tmp, job.env, job.graphs),
                                   daemon=True)
-            process.start()
+            with _PAGES_LOCK:  # no page's process unknown while strays are looked for
+                process.start()
+                _PAGES.add(process.pid)
             send.close()
+            forkserver = 0  # the pid of the process it was forked from, once it says
             try:
-                self._ready(job, receive, process)
+                forkserver = self._ready(job, receive, process).forkserver
                 return [self._wait(job, i, receive, process, Path(tmp)) for i in range(len(job.sections))]
             finally:
-                if process.is_alive():
-                    process.kill()
+                # A page's process ends what its sections started before it sends its last
+                # message; its tree is ended all the same, with anything started since.
+                ended = not process.is_alive()  # it died (or was killed above)
+                if not ended:
+                    _end(process)
                 process.join()
                 _end_group(process.pid)
                 receive.close()
+                with _PAGES_LOCK:
+                    _PAGES.discard(process.pid)
+                    if ended and forkserver:  # it may have died leaving processes to the forkserver
+                        _end_strays(forkserver)
 
-    def _ready(self, job, receive, process) -> None:
+    def _ready(self, job, receive, process) -> Ready:
         if not receive.poll(job.timeout):
-            process.kill()
+            _end(process)
             raise ExecutionError(job.page, job.sections[0], "the worker process did not start")
         ready: Ready = receive.recv()
         for warning in ready.preload_warnings:
             log.debug("while importing %s: %s", ", ".join(self.preload), warning)
+        return ready
 
     def _wait(self, job, index, receive, process, tmp: Path) -> SectionResult:
         section = job.sections[index]
@@ -129,12 +147,12 @@ class Runner:
             elapsed = time.monotonic() - started
             size = out_file.stat().st_size if out_file.exists() else 0
             if size > job.max_output_chars:
-                process.kill()
+                _end(process)
                 raise ExecutionError(
                     job.page, section, f"printed more than the limit of {job.max_output_chars:,} characters"
                 )
             if elapsed > job.timeout:
-                process.kill()
+                _end(process)
                 raise ExecutionError(job.page, section, f"ran past the timeout of {job.timeout:g} s")
             if not process.is_alive() and not receive.poll(0):
                 raise ExecutionError(
@@ -155,6 +173,23 @@ class Runner:
             )
         return SectionResult(section, normalize(stdout, self.root), message.stderr, message.seconds,
                              graphs=message.graphs, traces=message.traces)
+
+
+def _end(process) -> None:
+    """Kill a page's process and, first, every process below it (on Linux; elsewhere its group, below)."""
+    if processes.trees_visible():
+        processes.kill_tree(process.pid)
+    else:
+        process.kill()
+
+
+def _end_strays(forkserver: int) -> None:
+    """End what a page's process that died left running: it was handed to the forkserver, a
+    subreaper, whose other children are the pages' processes running now (hold _PAGES_LOCK)."""
+    if processes.trees_visible() and processes.parent(forkserver) == os.getpid():  # still ours
+        for pid in processes.children(forkserver):
+            if pid not in _PAGES:
+                processes.kill_tree(pid)
 
 
 def _end_group(pid: int) -> None:
