@@ -111,6 +111,29 @@ print("w1.grad matches:", torch.allclose(w1.grad, w1_ref.grad))
 print("w2.grad matches:", torch.allclose(w2.grad, w2_ref.grad))
 print("x.grad:", x.grad)
 assert torch.allclose(w1.grad, w1_ref.grad) and torch.allclose(w2.grad, w2_ref.grad) and x.grad is None
+
+
+class GradForX(torch.autograd.Function):  # returns a gradient even for x
+    @staticmethod
+    def forward(ctx, x, w):
+        return x * w
+
+    @staticmethod
+    def backward(ctx, g):
+        return torch.ones_like(g), torch.ones_like(g)
+
+
+x_plain, w_plain = torch.randn(2), torch.randn(2, requires_grad=True)
+GradForX.apply(x_plain, w_plain).sum().backward()
+print("a gradient returned for an input without requires_grad: its .grad is", x_plain.grad)
+assert not x.requires_grad and x_plain.grad is None and w_plain.grad is not None  # PyTorch drops it
+
+x_grad = x.clone().requires_grad_()
+jx = thunder.jit(fn)
+jx(x_grad, w1, w2)
+(grads_x,) = thunder.last_backward_traces(jx)[-1].bound_symbols[-1].args
+print("with x requiring grad, the backward returns for x:", type(grads_x[0]).__name__)
+assert isinstance(grads_x[0], TensorProxy)  # the None above came from x not requiring grad
 # --8<-- [end:gradients]
 
 # --8<-- [start:stale]

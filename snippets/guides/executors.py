@@ -5,22 +5,48 @@ import os
 import warnings
 
 import torch
+import torch.nn.functional as F
 
 import thunder
+import thunder.torch as ltorch
+from thunder.core import prims
 from thunder.core.prims import PrimIDs
-from thunder.executors.torch_compile import torch_compile_ex
+from thunder.executors.pythonex import ex as python_ex
+from thunder.executors.torch_compile import cuda_device_checker, torch_compile_ex
 from thunder.executors.torchex import ex as torch_ex
 
 print("default:", thunder.get_default_executors())
 print("always: ", thunder.get_always_executors())
+assert [ex.name for ex in thunder.get_always_executors()] == ["torch", "python"]
+assert thunder.pytorch_executor is torch_ex  # the torch executor itself
+assert prims.mul.is_prim and not ltorch.square.is_prim  # a prim; a symbol defined by a decomposition
+
+
+def listed(executors):
+    """The executors thunder.jit uses for this executors=, without the ad hoc one at the head."""
+    return [ex.name for ex in thunder.compile_data(thunder.jit(lambda t: t, executors=executors)).executors_list][1:]
+
+
+for executors in ([torch_compile_ex], [torch_ex, torch_compile_ex], [torch_compile_ex, torch_ex, python_ex]):
+    print(f"executors={[ex.name for ex in executors]!s:36} ->", listed(executors))
+assert listed([torch_compile_ex]) == ["torchcompile", "torch", "python"]  # the always executors appended
+assert listed([torch_ex, torch_compile_ex]) == ["torch", "torchcompile", "python"]  # torch keeps its place
+assert listed([torch_compile_ex, python_ex]) == ["torchcompile", "python", "torch"]  # only the missing one appended
 
 xentropy = thunder.get_executor("torchcompile_xentropy")
 print("torchcompile_xentropy only fuses regions with:", sorted(xentropy.required_ops))
 print("torch_compile_ex requires:", torch_compile_ex.required_ops)
-
-assert [ex.name for ex in thunder.get_always_executors()] == ["torch", "python"]
-assert thunder.pytorch_executor is torch_ex  # the torch executor itself
+print("torchcompile_xentropy's checkers:", sorted({info.checker.__name__ for info in xentropy.implmap.values()}))
 assert torch_compile_ex.required_ops is None and "torch.nn.functional.cross_entropy" in xentropy.required_ops
+assert all(info.checker is cuda_device_checker for info in xentropy.implmap.values())  # CUDA tensors only
+
+for requires_grad in (False, True):  # cross-entropy on the CPU, with the default executors
+    jce = thunder.jit(F.cross_entropy)
+    jce(torch.randn(4, 5, requires_grad=requires_grad), torch.tensor([0, 1, 2, 3]))
+    ce_trace = thunder.last_traces(jce)[-1]
+    print(f"cross_entropy, requires_grad={requires_grad}: fusion regions:",
+          [b.sym.name for b in ce_trace.bound_symbols if b.sym.is_fusion])
+    assert not any(b.sym.is_fusion for b in ce_trace.bound_symbols)  # no region on the CPU
 # --8<-- [end:setup]
 
 # --8<-- [start:claim]
@@ -48,6 +74,10 @@ print("the last trace runs:", ran.sym.name, "from the", ran.sym.executor.name, "
 assert not torch_ex.can_execute(square) and torch_ex.can_execute(mul)
 assert ran.sym.executor is torch_ex
 assert [s.sym.name for s in square.subsymbols] == ["mul"]  # square's only subsymbol
+prim = mul.subsymbols[0]  # ltorch.mul's own decomposition: prims.mul
+print("under ltorch.mul:", prim.sym.name, "| is a prim:", prim.sym.is_prim, "| subsymbols:", prim.subsymbols)
+assert not square.sym.is_prim and not mul.sym.is_prim
+assert [s.sym.id for s in mul.subsymbols] == [PrimIDs.MUL] and prim.subsymbols == []  # a prim: no decomposition
 
 unpack = first.bound_symbols[0]  # a prim without subsymbols that torch does not execute
 print("can_fuse:", {b.sym.name: torch_ex.can_fuse(b) for b in (square, mul, unpack)})

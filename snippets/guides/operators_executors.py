@@ -8,7 +8,13 @@ import thunder
 import thunder.torch as ltorch
 from thunder.core.proxies import TensorProxy
 from thunder.core.transforms import get_grad, put_grads
-from thunder.extend import OperatorExecutor, get_executor, register_executor
+from thunder.extend import (
+    OperatorExecutor,
+    add_default_executor,
+    get_executor,
+    register_executor,
+    remove_default_executor,
+)
 
 myex = OperatorExecutor("myex", version="0.1")
 register_executor(myex)  # known to Thunder by name from now on
@@ -50,6 +56,9 @@ assert [s.sym.name for s in line.subsymbols] == ["mul", "add"]  # recorded from 
 assert [ex.name for ex in thunder.compile_data(jf).executors_list][1:] == ["myex", "torch", "python"]
 assert thunder.compile_data(jf).executors_list[0].name.startswith("__ad_hoc_executor_")
 assert [ex.name for ex in thunder.extend.get_always_executors()] == ["torch", "python"]
+torch_first = thunder.jit(f, executors=[get_executor("torch"), myex])  # an always executor in the list
+print("executors=[torch, myex] gives:", [ex.name for ex in thunder.compile_data(torch_first).executors_list][1:])
+assert [ex.name for ex in thunder.compile_data(torch_first).executors_list][1:] == ["torch", "myex", "python"]
 with_meta = myex.register_operator("mul_add_prim", meta=lambda a, b, c: TensorProxy(like=a), fn=mul_add_impl)
 assert with_meta.is_prim  # meta= instead of like=: a prim, recorded without subsymbols
 assert with_meta.id == "mul_add_prim"  # a prim whose id is its name, not a PrimIDs member
@@ -76,7 +85,11 @@ def my_mul_impl(a, b):
 my_mul = myex.register_operator("my_mul", like=ltorch.mul, fn=my_mul_impl)
 
 
-def float32_only(a, b):  # the checker: same parameters as ltorch.mul, proxies instead of tensors
+checked = set()  # the types of the arguments the checker received
+
+
+def float32_only(a, b):  # the checker: same parameters as ltorch.mul, tensors as proxies
+    checked.add((type(a).__name__, type(b).__name__))
     return all(isinstance(t, TensorProxy) and t.dtype == thunder.dtypes.float32 for t in (a, b))
 
 
@@ -103,6 +116,18 @@ print(thunder.last_traces(jg)[-1].python(print_depth=1).split("\n\n", 1)[1])
 assert calls == ["my_mul"]
 assert "my_mul" not in str(thunder.last_traces(plain)[-1]) and "torch.mul(x, y)" in str(thunder.last_traces(plain)[-1])
 assert "my_mul(x, y)" in str(thunder.last_traces(jg)[-1])
+assert checked == {("TensorProxy", "TensorProxy")}
+
+add_default_executor(myex)  # now a default executor: in the list of a thunder.jit without executors=
+try:
+    by_default = thunder.jit(g)
+    torch.testing.assert_close(by_default(x, y), g(x, y))
+    default_list = [ex.name for ex in thunder.compile_data(by_default).executors_list][1:]
+finally:
+    remove_default_executor(myex)
+print("myex as a default executor:", default_list, "| ran:", calls)
+assert default_list[0] == "myex" and calls == ["my_mul", "my_mul"]  # used without executors=
+assert "myex" not in [ex.name for ex in thunder.get_default_executors()]  # removed again
 # --8<-- [end:register-implementation]
 
 # --8<-- [start:checker-declines]
@@ -114,6 +139,12 @@ print(thunder.last_traces(jg)[-1].python(print_depth=1).split("\n\n", 1)[1])
 assert thunder.cache_misses(jg) == 2  # float64 inputs: a second compilation
 assert calls == []  # the checker said no: the torch executor ran the multiplication
 assert "torch.mul(x, y)" in str(thunder.last_traces(jg)[-1]) and "my_mul" not in str(thunder.last_traces(jg)[-1])
+
+checked.clear()
+twice = thunder.jit(lambda t: t * 2, executors=[myex])
+torch.testing.assert_close(twice(x), x * 2)
+print("for t * 2, the checker got:", sorted(checked))
+assert checked == {("TensorProxy", "int")} and calls == []  # the 2 as a plain int, not a proxy: declined
 # --8<-- [end:checker-declines]
 
 # --8<-- [start:keyword-arguments]

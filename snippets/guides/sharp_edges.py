@@ -206,4 +206,24 @@ with torch.no_grad():
     by_keyword = thunder.jit(renamed)(inp, extra=extra)
 print("renamed, by keyword, right result:", torch.allclose(by_keyword, expected))
 assert torch.allclose(by_keyword, expected)
+
+
+class Scaled(torch.nn.Module):  # the same clash with a buffer
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.ones(2, 2))
+
+    def forward(self, x, scale):
+        return x * self.scale + scale
+
+
+scaled = Scaled()
+jscaled = thunder.jit(scaled)
+got_scaled = jscaled(inp, scale=extra)  # by keyword, named like the buffer
+print("buffer, by keyword, right result:", torch.allclose(got_scaled, scaled(inp, extra)))
+print("\n".join(line for line in str(thunder.last_prologue_traces(jscaled)[-1]).splitlines() if "scale" in line))
+assert not torch.allclose(got_scaled, scaled(inp, extra)) and torch.equal(got_scaled, inp * scaled.scale + scaled.scale)
+assert "kwargs['scale']" not in str(thunder.last_prologue_traces(jscaled)[-1])  # never read
+assert "module.get_buffer('scale')" in str(thunder.last_prologue_traces(jscaled)[-1])
+assert "t_scale" in thunder.last_prologue_traces(jscaled)[0].names  # named after its path, like a parameter
 # --8<-- [end:name-clash]
