@@ -6,16 +6,17 @@ import torch
 
 import thunder
 import thunder.torch as ltorch
-from thunder.core.proxies import TensorProxy
+from thunder.core.proxies import ProxyTag, TensorProxy
 from thunder.core.symbol import BoundSymbolTag
 from thunder.core.transforms import (
     get_grad,
+    is_constant_for_vjp,
     put_grad,
     register_augmented_forward,
     register_backward,
     register_grad,
 )
-from thunder.extend import OperatorExecutor, register_executor
+from thunder.extend import OperatorExecutor, get_all_executors, register_executor
 
 gradex = OperatorExecutor("gradex")
 register_executor(gradex)
@@ -43,8 +44,24 @@ assert not hasattr(thunder, "make_traced") and not hasattr(thunder.core.prims, "
 # --8<-- [end:setup]
 
 # --8<-- [start:no-grad-needed]
-with torch.no_grad():
-    print(thunder.jit(f)(x))  # no input requires grad here: no grad pass, no rule needed
+def ran_grad_transform(jfn):
+    return any(str(t.get_provenance()).startswith("# Constructed by Grad transform pass") for t in thunder.last_traces(jfn))
+
+
+with torch.no_grad():  # x still requires grad
+    jf_no_grad = thunder.jit(f)
+    print(jf_no_grad(x))
+line = next(b for b in thunder.last_traces(jf_no_grad)[0].bound_symbols if b.sym.name == "mysquare")
+print("under no_grad: grad transform ran:", ran_grad_transform(jf_no_grad), "| mysquare's output tags:", sorted(map(str, line.output.tags)))
+print("  constant for the grad transform:", is_constant_for_vjp(line))
+print("  backward traces:", len(thunder.last_backward_traces(jf_no_grad)))
+assert x.requires_grad and ran_grad_transform(jf_no_grad) and not thunder.last_backward_traces(jf_no_grad)
+assert ProxyTag.DETACHED_AUTOGRAD_GRAPH in line.output.tags and is_constant_for_vjp(line)
+
+jf_detached = thunder.jit(f)
+print(jf_detached(x.detach()))  # no input requires grad: the grad transform does not run at all
+print("with x.detach(): grad transform ran:", ran_grad_transform(jf_detached))
+assert not ran_grad_transform(jf_detached)
 
 # made with like=: not a prim; Thunder differentiates what it recorded from like
 mycube = gradex.register_operator("mycube", like=lambda x: x * x * x, fn=lambda x: x**3)
@@ -63,8 +80,8 @@ def mysquare_augmented_forward(x):
 
 
 @register_backward(mysquare.id)
-def mysquare_backward(x, g):  # the residuals, then one cotangent per output
-    return 2 * x * g  # one gradient per tensor input
+def mysquare_backward(x, g):  # the residuals, then one cotangent per tensor output
+    return 2 * x * g  # one value per positional argument of mysquare: here one
 
 
 jf = thunder.jit(f)
@@ -78,6 +95,67 @@ assert [b.sym.name for b in forward.bound_symbols].count("mysquare") == 1
 assert "mysquare" not in {b.sym.name for b in backward.bound_symbols}
 assert [t.name for t in forward.output[1][0]] == ["x"]  # the residual (x,) is saved
 # --8<-- [end:augmented-forward]
+
+# --8<-- [start:backward-returns]
+# x * k * y, with a float k between the two tensors
+scale = gradex.register_operator("scale", meta=lambda x, k, y: TensorProxy(like=x), fn=lambda x, k, y: x * k * y)
+
+
+@register_augmented_forward(scale.id)
+def scale_augmented_forward(x, k, y):
+    return scale(x, k, y), (x, k, y)
+
+
+@register_backward(scale.id)
+def scale_backward_per_tensor(x, k, y, g):  # wrong: one value per tensor input
+    return g * k * y, g * k * x
+
+
+a, b = torch.randn(3, requires_grad=True), torch.randn(3, requires_grad=True)
+thunder.jit(lambda a, b: scale(a, 2.0, b).sum())(a, b).backward()
+print("one value per tensor input:        a.grad", a.grad, "| b.grad", b.grad)
+torch.testing.assert_close(a.grad, 2 * b.detach())
+assert b.grad is None  # the second value was paired with k, and dropped: no error
+
+
+@register_backward(scale.id)  # replaces the entry above
+def scale_backward(x, k, y, g):  # one value per positional argument, in order: None for k
+    return g * k * y, None, g * k * x
+
+
+a.grad = None
+thunder.jit(lambda a, b: scale(a, 2.0, b).sum())(a, b).backward()
+print("one value per positional argument: a.grad", a.grad, "| b.grad", b.grad)
+torch.testing.assert_close((a.grad, b.grad), (2 * b.detach(), 2 * a.detach()))
+
+# outputs (x * 3, 3): one tensor output, one number
+triple = gradex.register_operator("triple", meta=lambda x: (TensorProxy(like=x), 3), fn=lambda x: (x * 3, 3))
+cotangent_counts = []
+
+
+@register_augmented_forward(triple.id)
+def triple_augmented_forward(x):
+    return triple(x), ()  # no residuals
+
+
+@register_backward(triple.id)
+def triple_backward(*cotangents):
+    cotangent_counts.append(len(cotangents))
+    (g,) = cotangents  # one cotangent: the number 3 gets none
+    return 3 * g
+
+
+def use_triple(x):
+    t, n = triple(x)
+    return (t * n).sum()
+
+
+xt = torch.randn(3, requires_grad=True)
+thunder.jit(use_triple)(xt).backward()
+print("triple: cotangents passed to the backward:", cotangent_counts, "| xt.grad", xt.grad)
+assert cotangent_counts == [1]
+torch.testing.assert_close(xt.grad, torch.full((3,), 9.0))
+# --8<-- [end:backward-returns]
 
 # --8<-- [start:augmented-forward-check]
 out.backward()
@@ -157,7 +235,12 @@ torch.testing.assert_close(xs.grad, xs_ref.grad)
 print("xs.grad equals eager PyTorch's:", torch.allclose(xs.grad, xs_ref.grad))
 print("gradcheck:", torch.autograd.gradcheck(jh, (xs.detach().requires_grad_(),)))
 
-# the execution transform wrote the sigmoid as neg, exp, add, reciprocal; all in the backward
+# no executor implements sigmoid as one operation, so the execution transform used its subsymbols
+implementing_sigmoid = [ex.name for ex in get_all_executors() if ltorch.sigmoid.id in ex.implmap]
+print("executors that implement sigmoid as one operation:", implementing_sigmoid)
+assert not ltorch.sigmoid.is_prim and implementing_sigmoid == []
+decomposition = [b for b in backward.bound_symbols if b.sym.name in {"neg", "exp", "add", "reciprocal"}]
+assert decomposition and all(b.sym.executor is thunder.executors.torchex.ex for b in decomposition)  # run by torch
 assert "reciprocal" not in {b.sym.name for b in forward.bound_symbols}
 assert {"neg", "exp", "reciprocal"} <= {b.sym.name for b in backward.bound_symbols}
 # --8<-- [end:register-grad-split]

@@ -174,6 +174,30 @@ assert [b.sym.name for b in recomputed] == ["matmul", "tanh"]
 assert all(BoundSymbolTag.BACKWARD in b.tags for b in recomputed)
 # --8<-- [end:checkpoint-joint]
 
+# --8<-- [start:checkpoint-output]
+def checkpointed_then_sin(x, w):
+    return torch.utils.checkpoint.checkpoint(block, x, w, use_reentrant=False).sin().sum()
+
+
+w.grad = None
+j_sin = thunder.jit(checkpointed_then_sin)
+j_sin(x, w).backward()
+fw_sin = thunder.last_traces(j_sin)[-1]
+print(fw_sin.python(print_depth=1))
+(sin_line,) = [b for b in fw_sin.bound_symbols if b.sym.name == "sin"]
+block_output = sin_line.args[0]
+made_by_sin = {b.output.name: b.sym.name for b in fw_sin.bound_symbols if b.sym.name in ("matmul", "tanh")}
+print("saved, checkpointed, then sin:", saved(j_sin), "| the block's output, read by sin:", block_output.name)
+
+# the block's output is saved (sin's gradient reads it); the tanh inside the block is not
+assert sorted(saved(j_sin)) == sorted([block_output.name, "w", "x"])
+assert made_by_sin[block_output.name] == "matmul" and "tanh" not in [made_by_sin.get(n) for n in saved(j_sin)]
+assert not any(b.sym.is_fusion for trc in (fw_sin, thunder.last_backward_traces(j_sin)[-1]) for b in trc.bound_symbols)
+w_ref = w.detach().clone().requires_grad_()
+checkpointed_then_sin(x, w_ref).backward()
+torch.testing.assert_close(w.grad, w_ref.grad)
+# --8<-- [end:checkpoint-output]
+
 # --8<-- [start:joint-map]
 
 joint = next(
