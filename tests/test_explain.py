@@ -8,6 +8,7 @@ in Chromium with the interactions working and no request to any host.
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import sys
@@ -202,3 +203,31 @@ def test_the_page_works_from_disk_with_no_request(pages, scheme):
         browser.close()
     assert errors == [] and serious == []
     assert [r for r in requests if not r.startswith(("file:", "data:"))] == []
+
+
+def test_the_explorers_one_pass_markup_equals_the_sites():
+    """page.marked_text marks a plain-text block line by line; the site's mark_output walks a tree.
+    On real traces (with a backward, so source links and saved tensors too) the two agree."""
+    import torch
+
+    import thunder
+    from thunder_docs.explain.collect import Collected, Compiled
+    from thunder_docs.explain.page import marked_text
+    from thunder_docs.explain.report import build
+    from thunder_docs.plugins.traces.plugin import Block as SiteBlock
+    from thunder_docs.plugins.traces.plugin import mark_output
+
+    def f(a, b):
+        return torch.sin(a * b) + a
+
+    jf = thunder.jit(f)
+    jf(torch.ones(3, requires_grad=True), torch.ones(3))
+    report = build(Collected([Compiled("f", jf)]), ROOT, "f")
+    blocks = [b for c in report.functions[0].compilations for b in c.blocks]
+    assert len(blocks) >= 3 and any(b.trace_map.lines for b in blocks)
+    for block in blocks:
+        block.stepper = False
+        site = mark_output("<pre>", "<code>" + html.escape(block.text) + "</code>",
+                           SiteBlock(None, block.text, block.trace_map), set())
+        assert site is not None
+        assert marked_text(block, set()) == site[1], block.title

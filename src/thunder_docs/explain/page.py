@@ -10,11 +10,12 @@ stepper, and the user's source lines linked both ways.
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 
 from thunder_docs.explain.report import Block, Compilation, Function, Report
-from thunder_docs.plugins.traces.plugin import ASSETS, mark_output, source_id
-from thunder_docs.plugins.traces.plugin import Block as TraceBlock
+from thunder_docs.plugins.traces.plugin import ASSETS, MARK, source_id
+from thunder_docs.plugins.traces.stepper import line_open, name_open, trace_json, walk_json
 from thunder_docs.shared.html_tree import tree, wrap
 
 STYLE = Path(__file__).parent / "explain.css"
@@ -29,23 +30,48 @@ SCHEME = """(() => {
 })();"""
 
 
-class _Stepper:
-    """What ``mark_output`` asks of an include: its options (``stepper`` turns the stepper on)."""
-
-    options = {"stepper": ""}
-
-
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def marked_text(block: Block, anchors: set[str]) -> str:
+    """The ``<code>`` of a plain-text trace block, marked up as ``mark_output`` marks the site's
+    blocks (the same spans, attributes and links), in one pass over the lines: the site's tree
+    walk costs a walk per name, too slow for traces of thousands of lines."""
+    by_line = {line.line: line for line in block.trace_map.lines}
+    out = []
+    texts = block.text.split("\n")
+    for number, text in enumerate(texts):
+        newline = "\n" if number + 1 < len(texts) else ""  # a line's span holds its newline, as on the site
+        line = by_line.get(number)
+        if line is None:
+            out.append(_e(text) + newline)
+            continue
+        cuts = [(n.start, n.end, name_open(n.name, n.defines), "</span>") for n in line.names]
+        if line.kind == "source" and line.source and (at := text.find(line.source, line.col)) >= 0:
+            ident = source_id(*line.source.rsplit(":", 1)) if line.source.rpartition(":")[2].isdigit() else ""
+            if ident in anchors:
+                cuts.append((at, at + len(line.source),
+                             f'<a class="tsrc" href="#{ident}" title="The line of the code above">', "</a>"))
+        pieces, pos = [], 0
+        for start, end, opening, closing in sorted(cuts):
+            if start < pos:
+                continue  # overlapping marks: the first wins, as the site's tree walk does
+            pieces += [_e(text[pos:start]), opening, _e(text[start:end]), closing]
+            pos = end
+        pieces.append(_e(text[pos:]))
+        out.append(line_open(line) + "".join(pieces) + newline + "</span>")
+    traces = html.escape(json.dumps([trace_json(t) for t in block.trace_map.traces], separators=(",", ":")))
+    walk = ""
+    if block.stepper and block.trace_map.walks:
+        walk = f' data-walk="{html.escape(json.dumps(walk_json(block.trace_map.walks[0]), separators=(",", ":")))}"'
+    return f'<code {MARK}="{traces}"{walk}>' + "".join(out) + "</code>"
+
+
 def trace_block(block: Block, anchors: set[str]) -> str:
-    body = "<code>" + _e(block.text) + "</code>"
-    marked = mark_output("<pre>", body, TraceBlock(_Stepper() if block.stepper else None, block.text,
-                                                    block.trace_map), anchors)
-    tag, content = marked if marked is not None else ("<pre>", body)
+    code = marked_text(block, anchors) if block.trace_map.lines else "<code>" + _e(block.text) + "</code>"
     figure = (f'<figure class="trace"><figcaption>{_e(block.title)}</figcaption>'
-              f'<div class="highlight exec-output">{tag}{content}</pre></div></figure>')
+              f'<div class="highlight exec-output"><pre>{code}</pre></div></figure>')
     if block.title.startswith(("the prologue", "the epilogue")):  # checks around the computation: folded
         return f"<details><summary>{_e(block.title)}</summary>{figure}</details>"
     return figure

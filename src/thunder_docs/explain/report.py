@@ -20,6 +20,7 @@ from thunder_docs.page.capture import Recorder
 from thunder_docs.page.normalize import normalize
 from thunder_docs.shared.trace_map import TraceMap
 
+STEPPER_LIMIT = 3000  # bound symbols over a list's traces: above it, no pass stepper (its diffs grow too slow)
 TOOK = re.compile(r"\s*\(took (\d+) milliseconds\)\s*$")
 
 
@@ -101,7 +102,7 @@ class _Printer:
         self.buffer = bytearray()
         text = str(trc)
         self.buffer += text.encode()
-        if walk is not None and len(walk) > 1:
+        if walk is not None and len(walk) > 1 and sum(len(t.bound_symbols) for t in walk) <= STEPPER_LIMIT:
             self.recorder.lists = [walk]
         trace_map = self.recorder.finish(bytes(self.buffer))
         return Block(title, normalize(text, self.root).rstrip("\n"), trace_map, stepper=bool(trace_map.walks))
