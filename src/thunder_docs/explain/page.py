@@ -30,6 +30,10 @@ SCHEME = """(() => {
 })();"""
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
@@ -105,8 +109,9 @@ def _table(head: list[str], rows: list[list[object]]) -> str:
 def summary(report: Report) -> str:
     rows = [[f.title, f.calls, f.hits, f.misses, len(f.compilations)] for f in report.functions]
     parts = sum(len(g.parts) for g in report.graphs)
-    lines = [f"<p>{len(report.functions)} compiled functions, {report.compilations} compilations"
-             + (f", {len(report.graphs)} ThunderFX graphs in {parts} parts" if report.graphs else "") + ".</p>",
+    lines = [f"<p>{_count(len(report.functions), 'compiled function')}, {_count(report.compilations, 'compilation')}"
+             + (f", {_count(len(report.graphs), 'ThunderFX graph')} in {_count(parts, 'part')}" if report.graphs else "")
+             + ".</p>",
              _table(["function", "calls", "cache hits", "cache misses", "compilations"], rows)]
     for graph in report.graphs:
         lines.append(f"<h3>ThunderFX graph {graph.index}: {graph.nodes} operations, "
@@ -132,7 +137,8 @@ def compilation(c: Compilation, number: int, anchors: set[str]) -> str:
 
 
 def function(f: Function, index: int, anchors: set[str]) -> str:
-    head = f'<h2 id="f{index}">{_e(f.title)}</h2><p>{f.calls} calls, {f.hits} cache hits, {f.misses} misses.</p>'
+    head = (f'<h2 id="f{index}">{_e(f.title)}</h2><p>{_count(f.calls, "call")}, {_count(f.hits, "cache hit")}, '
+            f'{_count(f.misses, "cache miss", "cache misses")}.</p>')
     return head + "\n".join(compilation(c, k + 1, anchors) for k, c in enumerate(f.compilations))
 
 
