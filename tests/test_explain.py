@@ -208,9 +208,9 @@ def test_the_page_works_from_disk_with_no_request(pages, scheme):
 def test_the_explorers_one_pass_markup_equals_the_sites():
     """page.marked_text marks a plain-text block line by line; the site's mark_output walks a tree.
     On real traces (with a backward, so source links and saved tensors too) the two agree."""
+    import thunder
     import torch
 
-    import thunder
     from thunder_docs.explain.collect import Collected, Compiled
     from thunder_docs.explain.page import marked_text
     from thunder_docs.explain.report import build
