@@ -68,9 +68,8 @@ def median_of(runs: int, command: list[str], cwd: Path) -> float:
 
 
 def hover_times(page_file: Path, count: int = 7) -> tuple[float, list[float], int]:
-    from playwright.sync_api import sync_playwright
-
     from browser.harness import launch
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = launch(playwright)
