@@ -160,6 +160,7 @@ print("a Symbol as meta:", len(with_symbol_meta), "of the", len(executor_syms), 
 
 assert all(isinstance(s.meta, types.FunctionType) for s in ltorch_and_prims)  # every one of them
 assert executor_add.meta is ltorch.add and with_symbol_meta and not isinstance(executor_add.meta, types.FunctionType)
+assert all(str(inspect.signature(s.meta)) == "(*args, **kwargs)" for s in with_symbol_meta)  # each of them
 # --8<-- [end:fields]
 
 # --8<-- [start:call]
