@@ -19,7 +19,7 @@ result = jfn(x, y)
 
 traces = thunder.last_traces(jfn)
 first = traces[0]  # the interpreter's trace, as the passes left it
-last = traces[-1]  # what ran
+last = traces[-1]  # the last trace in the list (Thunder runs a copy of it)
 # --8<-- [end:setup]
 
 # --8<-- [start:fields]
@@ -52,6 +52,11 @@ for bsym in last.bound_symbols:
 assert add.python(indent=0, print_depth=-1) == repr(add).splitlines()
 assert len(add.python(indent=0, print_depth=1)) == 1  # no header: one line
 assert all(len(bsym.python(indent=0, print_depth=1)) == 1 for bsym in last.bound_symbols)
+own = {line for bsym in last.bound_symbols for line in bsym.python(indent=1, print_depth=1)}
+added = [line for line in last.python().splitlines() if line.strip() and line not in own]  # what the trace adds
+assert added[0] == str(last.get_provenance()) and "import torch" in added  # provenance comment, imports
+assert "@torch.no_grad()" in added and "def computation(x, y):" in added  # decorators, signature
+assert any(line.startswith(f"  # {add.source_filename}:{add.source_positions.lineno}: ") for line in added)
 
 jgrad = thunder.jit(fn)
 jgrad(x.clone().requires_grad_(), y)  # an input that requires grad: Thunder also makes a backward trace
@@ -157,6 +162,7 @@ print(noted)
 
 assert noted.sym is mul.sym and noted.args is mul.args and noted.output is mul.output
 assert len(noted.python(indent=0, print_depth=1)) == 2  # with print_depth=1: the header line, then the call
+assert noted.python(indent=0, print_depth=1)[0] == "# z doubled"  # the bound symbol prints its header itself
 # --8<-- [end:from-bsym]
 
 # --8<-- [start:swap]

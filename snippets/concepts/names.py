@@ -46,6 +46,8 @@ from thunder.core.jit_ext import _infer_name_postfix_from_provenance  # noqa: E4
 print(first.args[2].history)
 assert _infer_name_postfix_from_provenance(first.args[2].history) == "_fc_weight"  # _modules, _parameters dropped
 assert "'_modules'" in str(first.args[2].history) and "'_parameters'" in str(first.args[2].history)
+assert all(ProxyTag.STATIC_MEMORY_LOCATION in p.tags for p in first.args[1:])  # the parameters are tagged
+assert ProxyTag.STATIC_MEMORY_LOCATION not in first.args[0].tags and first.args[0].history is not None
 # --8<-- [end:parameters]
 
 # --8<-- [start:whole-prologue]
@@ -68,6 +70,10 @@ assert [b.sym.name for b in checks_last] == ["check_tensor_metadata"] * 3
 assert [b.args[0].name for b in checks_last] == ["x", "t_fc_weight", "t_fc_bias"]
 assert all(b.sym.executor.name == "python" for b in checks_last)
 assert prologues[-1].get_provenance().pss.startswith("Transform for execution")
+from thunder.extend import get_always_executors  # noqa: E402
+
+assert [ex.name for ex in get_always_executors()] == ["torch", "python"]  # they get what is left unclaimed
+assert all(b.sym.executor is None or b.sym.executor.name == "python" for b in prologues[-1].bound_symbols)
 # --8<-- [end:last-prologue]
 
 # --8<-- [start:order]
@@ -151,6 +157,19 @@ assert computation.siginfo().args == [("t_0_0", None), ("t_0_1", None), ("t_1_b"
 assert "scale" not in {p.name for p in computation.args}  # a Python number is checked, not passed
 mul = [bb for bb in computation.bound_symbols if bb.sym.name == "mul"][1]
 assert mul.args[1] == 2.0 and type(mul.args[1]) is float  # it is a constant in the computation
+assert all(p.name == "t" + _infer_name_postfix_from_provenance(p.history) for p in computation.args)  # the path
+unpacked = {p.name for bb in nested_prologue.bound_symbols for p in bb.flat_proxy_outs}
+assert {"t_0_0", "t_0_1", "t_1_b"} <= unpacked  # the prologue unpacks them under the same names
+
+
+def g(x, *, ys):  # a container passed by keyword: its keyword, not a position, is in the name
+    return x + ys[0]
+
+
+jg = thunder.jit(g)
+torch.testing.assert_close(jg(a, ys=[b]), g(a, ys=[b]))
+print("g(x, *, ys):", [p.name for p in thunder.last_traces(jg)[0].args])
+assert [p.name for p in thunder.last_traces(jg)[0].args] == ["x", "t_ys_0"]
 # --8<-- [end:nested]
 
 # --8<-- [start:renamed]
@@ -169,6 +188,21 @@ assert [p.name for p in thunder.last_traces(jtotal)[0].args] == ["out", "t", "t_
 first_sum = next(bb for bb in thunder.last_traces(jtotal)[0].bound_symbols if bb.sym.name == "add")
 assert first_sum.output.name == "t0" and [p.name for p in first_sum.args] == ["out", "t"]
 assert {"t_0_0", "t_0_1"} <= thunder.last_traces(jtotal)[0].names  # the names they had first
+
+
+def total_then_res(xs):
+    out = xs[0]
+    for t in xs[1:]:
+        out = out + t
+    res = out  # the last sum met `out` first, which was taken; `res` is free
+    return res
+
+
+jres = thunder.jit(total_then_res)
+torch.testing.assert_close(jres([a, b, c]), a + b + c)
+sums = [bb.output.name for bb in thunder.last_traces(jres)[0].bound_symbols if bb.sym.name == "add"]
+print("with `res = out; return res`, the sums are named", sums)
+assert sums == ["t0", "res"]  # a later free local still renames it
 # --8<-- [end:renamed]
 
 # --8<-- [start:tensor-metadata]

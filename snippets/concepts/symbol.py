@@ -19,7 +19,7 @@ result = jfn(x, y)
 
 traces = thunder.last_traces(jfn)
 first = traces[0]  # the interpreter's trace, as the passes left it
-last = traces[-1]  # what ran
+last = traces[-1]  # the last trace in the list (Thunder runs a copy of it)
 # --8<-- [end:setup]
 
 # --8<-- [start:in-the-trace]
@@ -119,6 +119,11 @@ print("ltorch.softmax is a", type(ltorch.softmax).__name__, "| torch.softmax rec
 assert gelu is ltorch.gelu and gelu.id == "torch.nn.functional.gelu"
 assert gelu_line.args == (gelu_line.args[0],) and gelu_line.kwargs == {"approximate": "tanh"}
 assert "approximate" in inspect.signature(gelu.meta).parameters
+
+# An executor's symbol registered with like= has that symbol as its meta, and a signature that takes anything.
+executor_add = torch_executor.opmap["add"]
+print("the torch executor's add:", inspect.signature(executor_add.meta))
+assert str(inspect.signature(executor_add.meta)) == "(*args, **kwargs)"
 assert {"clamp", "gelu", "matmul", "relu", "where"} <= ltorch_symbols
 assert not isinstance(ltorch.softmax, Symbol) and softmax_syms == [ltorch._softmax]
 # --8<-- [end:find]
@@ -141,6 +146,21 @@ print()
 print(inspect.getsource(sym.meta).rstrip())
 
 assert "clang.add(a, b)" in inspect.getsource(sym.meta)
+
+import types
+
+ltorch_and_prims = [s for module in (ltorch, prims) for s in vars(module).values() if isinstance(s, Symbol)]
+executor_syms = list(torch_executor.opmap.values())
+with_symbol_meta = [s for s in executor_syms if isinstance(s.meta, Symbol)]
+print()
+print("plain functions as meta:", sum(isinstance(s.meta, types.FunctionType) for s in ltorch_and_prims),
+      "of the", len(ltorch_and_prims), "symbols of ltorch and prims")
+print("a Symbol as meta:", len(with_symbol_meta), "of the", len(executor_syms), "symbols of the torch executor",
+      "| the add's meta is ltorch.add:", executor_add.meta is ltorch.add)
+
+assert all(isinstance(s.meta, types.FunctionType) for s in ltorch_and_prims)  # every one of them
+assert executor_add.meta is ltorch.add and with_symbol_meta and not isinstance(executor_add.meta, types.FunctionType)
+assert all(str(inspect.signature(s.meta)) == "(*args, **kwargs)" for s in with_symbol_meta)  # each of them
 # --8<-- [end:fields]
 
 # --8<-- [start:call]
@@ -160,6 +180,12 @@ for bsym in trc.bound_symbols:
 assert [bsym.sym for bsym in trc.bound_symbols] == [ltorch.add, prims.add]
 assert trc.bound_symbols[0].output is out and trc.bound_symbols[1].output is doubled
 assert len(trc.bound_symbols[0].subsymbols) == 2 and not trc.bound_symbols[1].subsymbols
+
+with tracectx(trc):
+    executor_add(x_proxy, y_proxy)  # the torch executor's add: its meta, ltorch.add, is called as a symbol
+print(trc.bound_symbols[-1])
+assert trc.bound_symbols[-1].sym is executor_add and trc.bound_symbols[-1].subsymbols[0].sym is ltorch.add
+assert trc.bound_symbols[-1].kwargs == {}  # bind checked (*args, **kwargs): no default alpha=1 filled in
 # --8<-- [end:call]
 
 # --8<-- [start:clang]

@@ -19,7 +19,7 @@ result = jfn(x, y)
 
 traces = thunder.last_traces(jfn)
 first = traces[0]  # the interpreter's trace (as the passes left it: see "Passes share bound symbols")
-last = traces[-1]  # what ran
+last = traces[-1]  # the last trace in the list (Thunder runs a copy of it: see "Running a trace")
 # --8<-- [end:setup]
 
 # --8<-- [start:fields]
@@ -77,6 +77,26 @@ print(computation.__name__, "returned a", type(outputs).__name__, "of", len(outp
 assert isinstance(outputs, tuple) and len(outputs) == 1
 assert torch.equal(outputs[0], result)  # the same numbers the jitted function returned
 assert isinstance(result, torch.Tensor)  # jfn unwrapped the tuple
+
+# What Thunder compiled: not `last` itself, but the copy that transform_to_torch_types makes of it.
+import inspect
+import linecache
+
+from thunder.common import transform_to_torch_types
+
+ran = transform_to_torch_types(last)
+cached = inspect.unwrap(thunder.compile_stats(jfn).interpreter_cache[0].computation_fn)  # under its decorators
+source = "".join(linecache.getlines(cached.__code__.co_filename))
+provenance_line, rest = last.python().split("\n", 1)
+print("a copy:", ran is not last, "| in the list:", any(ran is trc for trc in traces),
+      "| provenance:", ran.get_provenance())
+print("the cached function's source is last.python() without", repr(provenance_line))
+
+assert ran is not last and all(ran is not trc for trc in traces) and ran.get_provenance() is None
+assert provenance_line == str(last.get_provenance()) and source == ran.python() == rest
+assert [b.sym for b in ran.bound_symbols] == [b.sym for b in last.bound_symbols]  # the same lines
+assert all(a is b for a, b in zip(ran.bound_symbols[:-1], last.bound_symbols[:-1], strict=True))  # the same objects
+assert ran.bound_symbols[-1] is not last.bound_symbols[-1]  # but a new return line
 # --8<-- [end:callable]
 
 # --8<-- [start:provenance]
@@ -160,8 +180,10 @@ for path in sorted(package.rglob("*.py")):
 for file, type_checking_only in found.items():
     print(file + (" (under TYPE_CHECKING)" if type_checking_only else ""))
 
+import thunder.core.trace
 from thunder.core import transform_common, transforms, update_aliases
 
+assert not hasattr(thunder.core.trace, "Trace")  # the module that defines the class has no Trace
 assert len(found) == 5 and sum(found.values()) == 1  # five modules; one imports it for type checkers only
 assert transforms.Trace is transform_common.Trace is update_aliases.Trace is TraceCtx
 # --8<-- [end:alias]
@@ -192,6 +214,7 @@ print("".join(difflib.unified_diff(
 
 assert torch.equal(again, fn(x, y))
 assert thunder.last_traces(jfn)[-1] is last and after != before
+assert source == rest != last.python().split("\n", 1)[1]  # what runs no longer matches what you see
 names_in_order = [bsym.sym.name for bsym in last.bound_symbols]
 deleted = last.bound_symbols[names_in_order.index("python_del")].flat_proxy_args[0].name
 after_del = last.bound_symbols[names_in_order.index("python_del") + 1 :]
