@@ -125,7 +125,8 @@ class CosOfResult(thunder.Transform):
 
 
 recosed = visitor_transform(trc, cos_of_result, provenance="Cos of result")
-print("\n".join(recosed.python(print_depth=1).splitlines()[-2:]))  # the last two lines
+print("Cos of result, its last two lines:")
+print("\n".join(recosed.python(print_depth=1).splitlines()[-2:]))
 check_trace(recosed)  # passes: no kept line reads an output of the old return
 jcos = thunder.jit(fn, transforms=[CosOfResult()], debug_options=thunder.DebugOptions(check_traces=True))
 torch.testing.assert_close(jcos(x, w), torch.cos(fn(x, w)))
