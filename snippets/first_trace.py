@@ -53,7 +53,7 @@ print("timed:", timed)
 
 assert "(took" not in pass_name(traces[3]) and "(took" in traces[3].get_provenance().pss
 assert timed == ["Dead Code Elimination", "Delete Last Used", "Delete Last Used"]
-assert "(took" not in trc.get_provenance().pss  # the trace that ran has no timing
+assert "(took" not in trc.get_provenance().pss  # the last trace has no timing
 assert pass_name(traces[0]) is None
 # --8<-- [end:header]
 

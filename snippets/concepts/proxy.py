@@ -19,7 +19,7 @@ result = jfn(x, y)
 
 traces = thunder.last_traces(jfn)
 first = traces[0]  # the interpreter's trace, as the passes left it
-last = traces[-1]  # what ran
+last = traces[-1]  # the last trace of the list
 # --8<-- [end:setup]
 
 # --8<-- [start:metadata]
