@@ -280,6 +280,7 @@ names = [b.sym.name for b in thunder.last_traces(jm)[-1].bound_symbols]
 assert names.index("start_profiling") < names.index("end_profiling") and isinstance(profiler, torch.profiler.profile)
 assert len(recorded) == 2 and "linear" in recorded[0] and "relu" in recorded[1]
 print("its match list:", profile.profile_transform.match_list)
+assert profile.profile_transform.backward is False  # the plugin's transform skips backward traces
 
 one_line = thunder.plugins.Profile(input_match="t_0")  # t_0_weight and t_0_bias: both read by one line
 jm = thunder.compile(make_model(), recipe=Recipe(plugins=[one_line]))
