@@ -29,8 +29,11 @@ def ex_name(executor):
 x = torch.randn(2, 8)
 print("recipes:", thunder.recipes.get_recipes())
 print("plugins:", thunder.plugins.get_plugin_names())
+print("keys of Recipe._registry:", list(Recipe._registry))
 print("the recipe for a Sequential:", type(Recipe.get_for_model(make_model())).__name__)
 assert type(Recipe.get_for_model(make_model())) is BaseRecipe  # registered under "", the fallback
+assert sorted(Recipe._registry) == ["", "hf-transformers"] != sorted(thunder.recipes.get_recipes())
+assert Recipe._registry[""] is BaseRecipe and "default" not in Recipe._registry
 # --8<-- [end:setup]
 
 # --8<-- [start:default]
@@ -182,6 +185,17 @@ assert len(after) < len(before) == len(plain_checks)
 params = {b.output.name for b in pro[0].bound_symbols if b.sym is prims.unpack_parameter}
 removed = {b.args[0].name for b in before} - kept
 assert "input" in kept and params <= removed and not params & kept
+
+
+def take(a, s):
+    return a[s]
+
+
+jtake = thunder.jit(take, transforms=[PrunePrologueChecks(prune_all_checks=True)])
+jtake(torch.arange(4.0), slice(0, 2))
+left = [b.sym.name for b in thunder.last_prologue_traces(jtake)[-1].bound_symbols if b.sym.name.startswith("check_")]
+print("prune_all_checks=True, a slice argument; check lines left:", left)
+assert left == ["check_slice_value"] and prims.check_slice_value not in CHECKS  # not one of the five: it stays
 # --8<-- [end:prune]
 
 # --8<-- [start:prune-edge]
@@ -251,7 +265,7 @@ assert any(b.sym.name == "CUDAGraph1" and b.sym.is_fusion for b in rewritten.bou
 # --8<-- [end:reduce-overhead]
 
 # --8<-- [start:profile]
-profile = thunder.plugins.Profile(input_match="t_0_weight|t_2_weight")  # from line 0 to line 1 of the matches
+profile = thunder.plugins.Profile(input_match="t_0_weight|t_2_weight")  # from entry 0 to entry 1 of the matches
 print(type(profile).__name__, profile.policy.name, "| registered by name:", "profile" in thunder.plugins.get_plugin_names())
 jm = thunder.compile(make_model(), recipe=Recipe(plugins=[profile]))
 with torch.no_grad():
@@ -265,6 +279,27 @@ print("record_function ranges in the profile:", *recorded, sep="\n  ")
 names = [b.sym.name for b in thunder.last_traces(jm)[-1].bound_symbols]
 assert names.index("start_profiling") < names.index("end_profiling") and isinstance(profiler, torch.profiler.profile)
 assert len(recorded) == 2 and "linear" in recorded[0] and "relu" in recorded[1]
+print("its match list:", profile.profile_transform.match_list)
+assert profile.profile_transform.backward is False  # the plugin's transform skips backward traces
+
+one_line = thunder.plugins.Profile(input_match="t_0")  # t_0_weight and t_0_bias: both read by one line
+jm = thunder.compile(make_model(), recipe=Recipe(plugins=[one_line]))
+with torch.no_grad():
+    jm(x)
+print('input_match="t_0":', one_line.profile_transform.match_list)
+matches = one_line.profile_transform.match_list
+assert len(matches) == 2 and matches[0][0] == matches[1][0] and all(re.match("t_0", n) for _, n in matches)
+names = [b.sym.name for b in thunder.last_traces(jm)[-1].bound_symbols]
+start = names.index("start_profiling")
+assert names[start - 1 : start + 2] == ["end_profiling", "start_profiling", "linear_5"]  # the line of both entries
+assert names[-2:] == ["end_profiling", "python_return"]  # closed before the return
+
+from_start = thunder.plugins.Profile(input_match="weight")  # re.match: from the start of the name
+try:
+    thunder.compile(make_model(), recipe=Recipe(plugins=[from_start]))(x)
+except IndexError as e:
+    print('input_match="weight":', from_start.profile_transform.match_list, "|", type(e).__name__, e)
+assert from_start.profile_transform.match_list == []  # no name starts with "weight"
 # --8<-- [end:profile]
 
 # --8<-- [start:debug-transform]
@@ -288,6 +323,18 @@ print(debug_trace.python(print_depth=1))
 debug_lines = [b for b in debug_trace.bound_symbols if b.sym.name.startswith("debug_post_")]
 assert [b.sym.name for b in debug_lines] == ["debug_post_sin1", "debug_post_mul2"]
 assert debug_lines[0].header.startswith("sin: max=")  # the callback's string, printed as a comment
+
+from thunder.dev_utils.utils import NON_COMPUTATION_PRIMS
+
+jgrad = thunder.jit(fn, transforms=[DebugTransform(post_callback=after_each)])
+jgrad(torch.arange(4.0, requires_grad=True)).sum().backward()
+backward = thunder.last_backward_traces(jgrad)[-1].bound_symbols
+print("debug lines of the backward:", [b.sym.name for b in backward if b.sym.name.startswith("debug_post_")])
+for trc_bsyms in (debug_trace.bound_symbols, backward):  # each line not in NON_COMPUTATION_PRIMS, and only those
+    for b, after in zip(trc_bsyms, trc_bsyms[1:]):
+        if not b.sym.name.startswith("debug_"):
+            assert after.sym.name.startswith("debug_post_") == (b.sym.id not in NON_COMPUTATION_PRIMS), b.sym.name
+assert any(b.sym.name.startswith("debug_post_clear_mutable_collection") for b in backward)
 # --8<-- [end:debug-transform]
 
 # --8<-- [start:nvtx]
@@ -301,6 +348,13 @@ nvtx_trace = thunder.last_traces(jfn)[-1]
 print(nvtx_trace.python(print_depth=1))
 names = [b.sym.name for b in nvtx_trace.bound_symbols]
 assert names.count("nvtx_range_push") == names.count("nvtx_range_pop") == 2
+
+jgrad = thunder.jit(fn, transforms=[NvtxProfileTransform()])
+jgrad(torch.arange(4.0, requires_grad=True)).sum().backward()
+backward = thunder.last_backward_traces(jgrad)[-1].bound_symbols
+ranged = [b.sym.name for b, prev in zip(backward[1:], backward) if prev.sym.name == "nvtx_range_push"]
+print("lines in a range, in the backward:", ranged)
+assert "clear_mutable_collection" in ranged
 # --8<-- [end:nvtx]
 
 # --8<-- [start:debug-options]
@@ -351,6 +405,34 @@ print(folded_traces[-1].python(print_depth=1))
 assert folded_traces[3].get_provenance() == "Constant Folding pass"  # a str, not a TraceProvenance
 assert not any(b.sym.name in ("true_divide", "div") for b in folded_traces[-1].bound_symbols)
 assert torch.equal(jscaled(torch.ones(3)), scaled(torch.ones(3)))
+
+
+def with_factories(a):  # lines that read no proxy at all
+    return a * torch.full((3,), 2.0) + torch.arange(3.0)
+
+
+jfactories = thunder.jit(with_factories, transforms=[ConstantFolding()])
+jfactories(torch.ones(3))
+traces = thunder.compile_stats(jfactories).last_traces
+before, folded = next((t, u) for t, u in zip(traces, traces[1:]) if u.get_provenance() == "Constant Folding pass")
+print("before folding:", [b.sym.name for b in before.bound_symbols])
+print("after folding: ", [b.sym.name for b in folded.bound_symbols])
+assert {"full", "arange"} <= {b.sym.name for b in before.bound_symbols}
+assert not {"full", "arange"} & {b.sym.name for b in folded.bound_symbols}
+assert torch.equal(jfactories(torch.ones(3)), with_factories(torch.ones(3)))
+
+
+def with_random(a):
+    return a + torch.randn(3)
+
+
+try:
+    thunder.jit(with_random, transforms=[ConstantFolding()])(torch.ones(3))
+    failed = None
+except AttributeError as e:  # it tries to evaluate torch.randn too
+    failed = e
+    print("with torch.randn:", type(e).__name__, e)
+assert isinstance(failed, AttributeError)
 # --8<-- [end:constant-folding]
 
 # --8<-- [start:autocast]
