@@ -291,6 +291,14 @@ decomposition = [b for b in backward.bound_symbols if b.sym.name in {"neg", "exp
 assert decomposition and all(b.sym.executor is thunder.executors.torchex.ex for b in decomposition)  # run by torch
 assert "reciprocal" not in {b.sym.name for b in forward.bound_symbols}
 assert {"neg", "exp", "reciprocal"} <= {b.sym.name for b in backward.bound_symbols}
+
+# saved: the forward values that backward lines read, and no others; here the input of mysoftplus
+(softplus_line,) = [b for b in forward.bound_symbols if b.sym.name == "mysoftplus"]
+forward_names = {p.name for b in forward.bound_symbols for p in (*b.flat_proxy_args, *b.flat_proxy_outs)}
+unpacking = {"unpack_trivial", "unpack_sequence", "python_return", "python_del", "clear_mutable_collection"}
+read_by_backward = {p.name for b in backward.bound_symbols if b.sym.name not in unpacking for p in b.flat_proxy_args}
+saved_names = [t.name for t in forward.output[1][0]]
+assert set(saved_names) == read_by_backward & forward_names and saved_names == [softplus_line.args[0].name]
 # --8<-- [end:register-grad-split]
 
 
@@ -346,6 +354,7 @@ rotate(xr_ref, c, s).sum().backward()
 torch.testing.assert_close(xr.grad, xr_ref.grad)
 print("xr.grad equals eager PyTorch's:", torch.allclose(xr.grad, xr_ref.grad))
 assert [b.sym.name for b in thunder.last_traces(jr)[-1].bound_symbols].count("rotate") == 1
+assert [t.name for t in thunder.last_traces(jr)[-1].output[1][0]] == ["c", "s"]  # the residuals of the rule
 # --8<-- [end:replaces-grad]
 
 # --8<-- [start:custom-op]

@@ -361,6 +361,7 @@ print("saved, SaveInBF16:  ", saved(j_bf16), bf16_dtypes)
 print(thunder.last_traces(j_bf16)[-1].python(print_depth=1))
 
 assert plain_dtypes == ["torch.float32"] * 4
+assert len(plain_dtypes) == len(saved(j_plain)) and len(bf16_dtypes) == len(saved(j_bf16))  # one per saved tensor
 assert bf16_dtypes == ["torch.bfloat16", "torch.float32", "torch.bfloat16", "torch.float32"]
 assert saved(j_bf16)[1::2] == ["w2", "x"]  # the inputs stay float32
 # each store_bf16 comes right after the line that makes its input (del lines aside)
