@@ -44,6 +44,27 @@ assert not hasattr(thunder, "make_traced") and not hasattr(thunder.core.prims, "
 # --8<-- [end:setup]
 
 # --8<-- [start:no-grad-needed]
+def f_with_c(x, c):  # mysquare is applied to c only; x requires grad
+    return mysquare(c).sum() + x.sum()
+
+
+c_float = torch.linspace(-1, 1, 3, dtype=torch.float64)  # does not require grad
+float_error = None
+try:
+    thunder.jit(f_with_c)(x, c_float)
+except RuntimeError as e:
+    print(f"on a float c that does not require grad: RuntimeError: {e}")
+    float_error = e
+assert not c_float.requires_grad and str(float_error).startswith("Failed to find a gradient transform for bound symbol")
+
+c_int = torch.arange(3)  # an integer tensor: the line is constant, no rule needed
+jf_int = thunder.jit(f_with_c)
+print("on an integer c:", jf_int(x, c_int))
+int_line = next(b for b in thunder.last_traces(jf_int)[0].bound_symbols if b.sym.name == "mysquare")
+print("  constant for the grad transform:", is_constant_for_vjp(int_line))
+assert is_constant_for_vjp(int_line)
+
+
 def ran_grad_transform(jfn):
     return any(str(t.get_provenance()).startswith("# Constructed by Grad transform pass") for t in thunder.last_traces(jfn))
 
@@ -128,6 +149,31 @@ thunder.jit(lambda a, b: scale(a, 2.0, b).sum())(a, b).backward()
 print("one value per positional argument: a.grad", a.grad, "| b.grad", b.grad)
 torch.testing.assert_close((a.grad, b.grad), (2 * b.detach(), 2 * a.detach()))
 
+# k * x * y.sum(), with x of shape (3,) and y of shape (2,): a shifted value meets a tensor of another shape
+scale_sum = gradex.register_operator(
+    "scale_sum", meta=lambda k, x, y: TensorProxy(like=x), fn=lambda k, x, y: k * x * y.sum()
+)
+
+
+@register_augmented_forward(scale_sum.id)
+def scale_sum_augmented_forward(k, x, y):
+    return scale_sum(k, x, y), (k, x, y)
+
+
+@register_backward(scale_sum.id)
+def scale_sum_backward_per_tensor(k, x, y, g):  # wrong: one value per tensor input, no None for k
+    return g * k * y.sum(), ltorch.expand((g * k * x).sum(), y.shape)
+
+
+x3, y2 = torch.ones(3, requires_grad=True), torch.ones(2, requires_grad=True)
+shape_error = None
+try:
+    thunder.jit(lambda x, y: scale_sum(2.0, x, y).sum())(x3, y2)
+except RuntimeError as e:
+    print(f"shifted onto a tensor of another shape: RuntimeError: {e}")
+    shape_error = e
+assert "Shapes were expected to be the same" in str(shape_error)  # put_grad's check
+
 # outputs (x * 3, 3): one tensor output, one number
 triple = gradex.register_operator("triple", meta=lambda x: (TensorProxy(like=x), 3), fn=lambda x: (x * 3, 3))
 cotangent_counts = []
@@ -203,6 +249,8 @@ is_backward = [BoundSymbolTag.BACKWARD in b.tags for b in joint.bound_symbols[:-
 first = is_backward.index(True)
 assert not any(is_backward[:first]) and all(is_backward[first:])  # forward lines first, then backward lines
 assert joint.bound_symbols[first].sym.name == "get_grad"
+return_line = joint.bound_symbols[-1]  # the return: last, and untagged
+assert return_line.sym.name == "python_return" and BoundSymbolTag.BACKWARD not in return_line.tags
 
 # torch functions do not accept proxies: a rule written with torch.sigmoid fails
 mybad = gradex.register_operator("mybad", meta=lambda x: TensorProxy(like=x), fn=torch.nn.functional.softplus)
@@ -243,6 +291,14 @@ decomposition = [b for b in backward.bound_symbols if b.sym.name in {"neg", "exp
 assert decomposition and all(b.sym.executor is thunder.executors.torchex.ex for b in decomposition)  # run by torch
 assert "reciprocal" not in {b.sym.name for b in forward.bound_symbols}
 assert {"neg", "exp", "reciprocal"} <= {b.sym.name for b in backward.bound_symbols}
+
+# saved: the forward values that backward lines read, and no others; here the input of mysoftplus
+(softplus_line,) = [b for b in forward.bound_symbols if b.sym.name == "mysoftplus"]
+forward_names = {p.name for b in forward.bound_symbols for p in (*b.flat_proxy_args, *b.flat_proxy_outs)}
+unpacking = {"unpack_trivial", "unpack_sequence", "python_return", "python_del", "clear_mutable_collection"}
+read_by_backward = {p.name for b in backward.bound_symbols if b.sym.name not in unpacking for p in b.flat_proxy_args}
+saved_names = [t.name for t in forward.output[1][0]]
+assert set(saved_names) == read_by_backward & forward_names and saved_names == [softplus_line.args[0].name]
 # --8<-- [end:register-grad-split]
 
 
@@ -298,6 +354,7 @@ rotate(xr_ref, c, s).sum().backward()
 torch.testing.assert_close(xr.grad, xr_ref.grad)
 print("xr.grad equals eager PyTorch's:", torch.allclose(xr.grad, xr_ref.grad))
 assert [b.sym.name for b in thunder.last_traces(jr)[-1].bound_symbols].count("rotate") == 1
+assert [t.name for t in thunder.last_traces(jr)[-1].output[1][0]] == ["c", "s"]  # the residuals of the rule
 # --8<-- [end:replaces-grad]
 
 # --8<-- [start:custom-op]

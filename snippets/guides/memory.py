@@ -78,6 +78,22 @@ def forward_region(jfn):
 made_by = {o.name: b.sym.name for b in forward_region(j_without).subsymbols for o in b.flat_proxy_outs}
 assert [made_by.get(name, "an input") for name in saved(j_without)] == ["exp", "tanh", "an input"]
 assert [b.sym.name for b in forward_region(j_with).subsymbols] == [b.sym.name for b in forward_region(j_without).subsymbols]
+for jfn in (j_without, j_with):
+    region, fw_trace = forward_region(jfn), thunder.last_traces(jfn)[-1]
+    (result,) = fw_trace.output[0]["output"]
+    region_outs = sorted(p.name for p in region.flat_proxy_outs)
+    # the region returns the saved tensors it makes, plus the result; x is saved, but is an input of the region
+    assert region_outs == sorted([n for n in saved(jfn) if n != "x"] + [result.name])
+    assert "x" in saved(jfn) and "x" in {p.name for p in region.flat_proxy_args} and "x" not in region_outs
+    # what the backward region reads, apart from the cotangent, is what the forward saves
+    (bw_region,) = [b for b in thunder.last_backward_traces(jfn)[-1].bound_symbols if b.sym.is_fusion]
+    (cotangent,) = [p.name for p in bw_region.flat_proxy_args if p.name not in saved(jfn)]
+    assert sorted(p.name for p in bw_region.flat_proxy_args if p.name != cotangent) == sorted(saved(jfn))
+    # the matmul's output is neither saved nor recomputed: the tanh result, computed from it, is saved
+    (matmul_line,) = [b for b in region.subsymbols if b.sym.name == "matmul"]
+    (tanh_line,) = [b for b in region.subsymbols if b.sym.name == "tanh"]
+    assert matmul_line.output.name not in saved(jfn) and tanh_line.args[0].name == matmul_line.output.name
+    assert tanh_line.output.name in saved(jfn)
 # --8<-- [end:remat-check]
 
 
@@ -345,6 +361,7 @@ print("saved, SaveInBF16:  ", saved(j_bf16), bf16_dtypes)
 print(thunder.last_traces(j_bf16)[-1].python(print_depth=1))
 
 assert plain_dtypes == ["torch.float32"] * 4
+assert len(plain_dtypes) == len(saved(j_plain)) and len(bf16_dtypes) == len(saved(j_bf16))  # one per saved tensor
 assert bf16_dtypes == ["torch.bfloat16", "torch.float32", "torch.bfloat16", "torch.float32"]
 assert saved(j_bf16)[1::2] == ["w2", "x"]  # the inputs stay float32
 # each store_bf16 comes right after the line that makes its input (del lines aside)
