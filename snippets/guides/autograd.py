@@ -55,6 +55,10 @@ with torch.no_grad():
 print("under no_grad: grad pass:", grad_pass_ran(jnograd), "| backward traces:", len(thunder.last_backward_traces(jnograd)))
 assert grad_pass_ran(jnograd)  # the pass runs: its inputs require grad
 assert thunder.last_backward_traces(jnograd) == [] and not under_no_grad.requires_grad  # but no backward
+
+jdisabled = thunder.jit(fn, disable_torch_autograd=True)  # the option that turns it off
+jdisabled(x, w1, w2)
+assert not grad_pass_ran(jdisabled) and thunder.last_backward_traces(jdisabled) == []
 # --8<-- [end:provenance]
 
 # --8<-- [start:forward]
