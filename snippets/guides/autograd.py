@@ -21,7 +21,9 @@ w2 = torch.randn(4, 2, requires_grad=True)
 jfn = thunder.jit(fn)
 out = jfn(x, w1, w2)
 print(out.requires_grad, out.grad_fn.name())
-assert out.requires_grad
+print("its next function:", out.grad_fn.next_functions[0][0].name())
+assert out.requires_grad and out.grad_fn.name() == "ThunderOutputFunctionBackward"
+assert out.grad_fn.next_functions[0][0].name() == "ThunderFunctionBackward"  # the node that runs the backward
 # --8<-- [end:setup]
 
 # --8<-- [start:provenance]
@@ -31,6 +33,32 @@ for i, trc in enumerate(thunder.last_traces(jfn)):
 grad_pass = next(t for t in thunder.last_traces(jfn) if "Grad transform pass" in str(t.get_provenance()))
 assert grad_pass.tags == set()  # the grad pass's own trace: no tag
 assert TraceTag.AUGMENTED_FORWARD in thunder.last_traces(jfn)[-1].tags  # the split's forward: tagged
+
+
+def grad_pass_ran(jitted):
+    return any("Grad transform pass" in str(t.get_provenance()) for t in thunder.last_traces(jitted))
+
+
+def ignores_w1(x, w1):
+    return x * 2  # w1 requires grad, but nothing reads it
+
+
+jignore = thunder.jit(ignores_w1)
+ignored = jignore(x, w1)
+print("w1 unused: grad pass:", grad_pass_ran(jignore), "| backward traces:", len(thunder.last_backward_traces(jignore)))
+assert [p.name for p in thunder.last_traces(jignore)[0].args] == ["x"]  # only the inputs used
+assert not grad_pass_ran(jignore) and thunder.last_backward_traces(jignore) == [] and not ignored.requires_grad
+
+jnograd = thunder.jit(fn)
+with torch.no_grad():
+    under_no_grad = jnograd(x, w1, w2)
+print("under no_grad: grad pass:", grad_pass_ran(jnograd), "| backward traces:", len(thunder.last_backward_traces(jnograd)))
+assert grad_pass_ran(jnograd)  # the pass runs: its inputs require grad
+assert thunder.last_backward_traces(jnograd) == [] and not under_no_grad.requires_grad  # but no backward
+
+jdisabled = thunder.jit(fn, disable_torch_autograd=True)  # the option that turns it off
+jdisabled(x, w1, w2)
+assert not grad_pass_ran(jdisabled) and thunder.last_backward_traces(jdisabled) == []
 # --8<-- [end:provenance]
 
 # --8<-- [start:forward]
@@ -42,6 +70,8 @@ assert TraceTag.AUGMENTED_FORWARD in fw.tags
 # --8<-- [start:saved]
 result, (saved_tensors, saved_other) = fw.bound_symbols[-1].args  # the return line
 print("result keys:      ", sorted(result))
+print("output:           ", result["output"])
+assert isinstance(result["output"], tuple) and len(result["output"]) == 1  # fn returns one tensor: a 1-tuple
 print("saved non-tensors:", list(saved_other))
 made_by = {  # output name -> the operation that made it
     b.output.name: b.sym.name
@@ -85,6 +115,17 @@ j2(x, w1)
 cotangents = thunder.last_backward_traces(j2)[-1].args[1]
 print("cotangents of two_outputs:", cotangents)
 assert len(cotangents) == 2 and isinstance(cotangents[0], TensorProxy) and cotangents[1] is None
+
+
+def returns_twice(x, w1):
+    y = x @ w1
+    return y, y  # one tensor, returned twice
+
+
+jtwice = thunder.jit(returns_twice)
+jtwice(x, w1)
+twice_output = thunder.last_traces(jtwice)[-1].bound_symbols[-1].args[0]["output"]
+assert len(twice_output) == 1 and len(thunder.last_backward_traces(jtwice)[-1].args[1]) == 1  # once each
 # --8<-- [end:backward]
 
 # --8<-- [start:tags]

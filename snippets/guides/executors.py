@@ -32,6 +32,11 @@ for executors in ([torch_compile_ex], [torch_ex, torch_compile_ex], [torch_compi
 assert listed([torch_compile_ex]) == ["torchcompile", "torch", "python"]  # the always executors appended
 assert listed([torch_ex, torch_compile_ex]) == ["torch", "torchcompile", "python"]  # torch keeps its place
 assert listed([torch_compile_ex, python_ex]) == ["torchcompile", "python", "torch"]  # only the missing one appended
+assert listed([torch_compile_ex, torch_ex, python_ex]) == ["torchcompile", "torch", "python"]  # none added
+never_called = thunder.jit(lambda t: t)  # no executors=; compile_data is there before any call
+full = [ex.name for ex in thunder.compile_data(never_called).executors_list]
+defaults_then_always = [ex.name for ex in (*thunder.get_default_executors(), *thunder.get_always_executors())]
+assert full[0].startswith("__ad_hoc_executor_") and full[1:] == defaults_then_always
 
 xentropy = thunder.get_executor("torchcompile_xentropy")
 print("torchcompile_xentropy only fuses regions with:", sorted(xentropy.required_ops))
@@ -134,6 +139,16 @@ plain_python = {"unpack_trivial", "python_del", "python_return"}
 assert all(b.sym.executor is None and b.sym.python_impl is not None and b.sym.is_prim
            for b in last_div.bound_symbols if b.sym.name in plain_python)
 assert plain_python <= {b.sym.name for b in last_div.bound_symbols}
+from thunder.executors.passes import del_last_used, transform_for_execution  # noqa: E402
+
+sum_traces = thunder.last_traces(jsum)
+before_pass = [t for t in sum_traces if "Dead Code Elimination" in str(t.get_provenance())][-1]  # the pass's input
+after_pass = transform_for_execution(before_pass, thunder.compile_data(jsum).executors_list)  # the pass, by hand
+print("after the executor pass:", [b.sym.name for b in after_pass.bound_symbols])
+print("after Delete Last Used: ", [b.sym.name for b in del_last_used(after_pass).bound_symbols])
+assert "python_del" not in [b.sym.name for b in after_pass.bound_symbols]  # not there yet
+assert "python_del" in [b.sym.name for b in del_last_used(after_pass).bound_symbols]  # added by the later pass
+assert [b.sym.name for b in del_last_used(after_pass).bound_symbols] == [b.sym.name for b in last_div.bound_symbols]
 
 jones = thunder.jit(lambda: torch.ones(3))  # no input, nothing to free
 jones()

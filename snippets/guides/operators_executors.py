@@ -62,6 +62,10 @@ assert [ex.name for ex in thunder.compile_data(torch_first).executors_list][1:] 
 with_meta = myex.register_operator("mul_add_prim", meta=lambda a, b, c: TensorProxy(like=a), fn=mul_add_impl)
 assert with_meta.is_prim  # meta= instead of like=: a prim, recorded without subsymbols
 assert with_meta.id == "mul_add_prim"  # a prim whose id is its name, not a PrimIDs member
+jmeta = thunder.jit(lambda a, b, c: with_meta(a, b, c), executors=[myex])
+torch.testing.assert_close(jmeta(a, b, c), a * b + c)
+recorded_prim = next(b for b in thunder.last_traces(jmeta)[0].bound_symbols if b.sym is with_meta)
+assert recorded_prim.subsymbols == []  # recorded with no subsymbols
 # --8<-- [end:register-operator]
 
 # --8<-- [start:not-listed]
@@ -305,7 +309,7 @@ for case, result in table.items():
 
 assert list(table.values()) == ["my_mul (myex)", "other_mul (otherex)", "other_mul (otherex)", "mul (torch)"]
 
-# A prim that no executor claims, and that carries no executor of its own, cannot be run.
+# A prim that no executor claims, and that carries no executor of its own: an error at compile time.
 from thunder.core.symbol import Symbol  # noqa: E402
 
 lonely = Symbol(name="lonely", id="lonely", meta=lambda a: TensorProxy(like=a), is_prim=True)
@@ -315,6 +319,21 @@ except RuntimeError as e:
     unclaimed = e
 print("RuntimeError:", str(unclaimed).split(" bsym=")[0])
 assert str(unclaimed).startswith("Failed to find an executor for bound symbol")
+
+# A non-prim that no executor claims, with no subsymbols and no executor: replaced by nothing.
+hollow = Symbol(name="hollow", id="hollow", meta=lambda a: TensorProxy(like=a), is_prim=False)
+jhollow = thunder.jit(lambda t: hollow(t) * 2)
+try:
+    jhollow(x)
+except Exception as e:  # not the error above: the line vanished, and its output is read later
+    vanished = e
+print(f"{type(vanished).__name__}:", vanished)
+print("lines recorded, and lines run:", [
+    [b.sym.name for b in thunder.last_traces(jhollow)[i].bound_symbols] for i in (0, -1)
+])
+assert isinstance(vanished, UnboundLocalError) and "Failed to find an executor" not in str(vanished)
+assert "hollow" in [b.sym.name for b in thunder.last_traces(jhollow)[0].bound_symbols]
+assert "hollow" not in [b.sym.name for b in thunder.last_traces(jhollow)[-1].bound_symbols]
 # --8<-- [end:order]
 
 # --8<-- [start:no-runtime-fallback]

@@ -5,6 +5,7 @@ thunder.examine says about operations Thunder does not support."""
 import contextlib
 import io
 import random
+import warnings
 
 import torch
 
@@ -174,7 +175,9 @@ inp, extra = torch.randn(2, 2), torch.randn(2, 2)
 with torch.no_grad():
     expected = net(inp, extra)
     jnet = thunder.jit(net)
-    got = jnet(inp, fc_weight=extra)  # by keyword
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = jnet(inp, fc_weight=extra)  # by keyword
     used_the_parameter = net.fc(inp) + net.fc.weight
 
 print("right result:", torch.allclose(got, expected), "| fc(x) + fc.weight instead:", torch.equal(got, used_the_parameter))
@@ -184,6 +187,7 @@ print("\n".join(line for line in str(prologue).splitlines() if "kwargs" in line 
 
 # A Thunder bug (0.2.6): when a release fixes it, these asserts fail and the build says so.
 assert not torch.allclose(got, expected) and torch.equal(got, used_the_parameter)
+assert all("is_autocast_cpu_enabled() is deprecated" in str(w.message) for w in caught)  # none about the clash
 assert "kwargs['fc_weight']" not in str(prologue)  # the keyword argument is never read
 assert "t_fc_weight" in thunder.last_prologue_traces(jnet)[0].names  # the name both proxies were given
 
@@ -227,3 +231,54 @@ assert "kwargs['scale']" not in str(thunder.last_prologue_traces(jscaled)[-1])  
 assert "module.get_buffer('scale')" in str(thunder.last_prologue_traces(jscaled)[-1])
 assert "t_scale" in thunder.last_prologue_traces(jscaled)[0].names  # named after its path, like a parameter
 # --8<-- [end:name-clash]
+
+# --8<-- [start:other-clashes]
+class Masked(torch.nn.Module):  # a plain tensor attribute: neither a parameter nor a buffer
+    def __init__(self):
+        super().__init__()
+        self.mask = torch.full((2, 2), 3.0)
+
+    def forward(self, x, mask):
+        return x * self.mask + mask
+
+
+class Keyed(Net):  # a container argument: the path kwargs['fc']['weight'] gives t_fc_weight
+    def forward(self, x, fc):
+        return self.fc(x) + fc["weight"]
+
+
+class Stacked(torch.nn.Sequential):  # a submodule named 0: its parameter 0.weight gives t_0_weight
+    def forward(self, d, x):  # a container first, by position: args[0]['weight'] gives t_0_weight too
+        return self[0](x) + d["weight"]
+
+
+keyed, stacked = Keyed(), Stacked(torch.nn.Linear(2, 2, bias=False))
+cases = {  # name: (module, the call by keyword, the call by position)
+    "parameter fc.weight, fc_weight=": (net, lambda m: m(inp, fc_weight=extra), lambda m: m(inp, extra)),
+    "buffer scale, scale=": (scaled, lambda m: m(inp, scale=extra), lambda m: m(inp, extra)),
+    "attribute mask, mask=": (Masked(), lambda m: m(inp, mask=extra), lambda m: m(inp, extra)),
+    "parameter fc.weight, fc={'weight': t}": (
+        keyed, lambda m: m(inp, fc={"weight": extra}), lambda m: m(inp, {"weight": extra})),
+    "parameter 0.weight, {'weight': t} first": (
+        stacked, lambda m: m(d={"weight": extra}, x=inp), lambda m: m({"weight": extra}, inp)),
+}
+results = {}
+for name, (module, by_keyword, by_position) in cases.items():
+    with torch.no_grad():
+        expected = by_position(module)  # eager PyTorch
+        results[name] = tuple(torch.allclose(call(thunder.jit(module)), expected) for call in (by_keyword, by_position))
+    print(f"{name:40} right by keyword: {results[name][0]!s:5} by position: {results[name][1]}")
+
+assert [by_keyword for by_keyword, _ in results.values()] == [False, False, False, False, True]
+assert [by_position for _, by_position in results.values()] == [True, True, True, True, False]
+
+inputs = {}  # the computation's inputs for Keyed: one proxy short by keyword
+for how, call in (("keyword", cases["parameter fc.weight, fc={'weight': t}"][1]),
+                  ("position", cases["parameter fc.weight, fc={'weight': t}"][2])):
+    jkeyed = thunder.jit(keyed)
+    with torch.no_grad():
+        call(jkeyed)
+    inputs[how] = [p.name for p in thunder.last_traces(jkeyed)[0].args]
+print("Keyed, computation inputs:", inputs)
+assert inputs == {"keyword": ["x", "t_fc_weight"], "position": ["x", "t_1_weight", "t_fc_weight"]}
+# --8<-- [end:other-clashes]
