@@ -134,6 +134,21 @@ assert {"cos", "mul"} <= {b.sym.name for b in cfn_grad.last_backward_traces[0].b
 _, (saved_tensors, _) = cfn_grad.last_traces[0].bound_symbols[-1].args  # the forward's return line
 assert [t.name for t in saved_tensors] == ["l_x_"]  # thunder_0 saves its input
 assert torch.allclose(x_grad.grad, x_ref.grad)
+
+
+def two_inputs(t, z):
+    h = torch.histc(z.sin(), bins=4)  # the first Thunder part computes z.sin(), and z does not require grad
+    return t.cos().sum() + h.sum()
+
+
+c_two = thunderfx(two_inputs)
+c_two(torch.linspace(-1, 1, 8, requires_grad=True), torch.linspace(0, 1, 8)).backward()  # no draw from the seeded RNG
+two_parts = c_two._backend.subgraph_infos[0].thunder_compiled_fns
+print("two_inputs: forward traces:", len(c_two.last_traces), "| backward traces:", len(c_two.last_backward_traces),
+      "| backward traces of each part:", [len(thunder.last_backward_traces(p)) for p in two_parts])
+assert len(c_two.last_traces) == 2 and len(c_two.last_backward_traces) == 1
+assert thunder.last_backward_traces(two_parts[0]) == []  # no differentiable work: no backward
+assert c_two.last_backward_traces[0] is thunder.last_backward_traces(two_parts[1])[-1]
 # --8<-- [end:backward]
 
 # --8<-- [start:source_lines]
@@ -190,11 +205,20 @@ assert len(cb.last_traces) == len(cb.last_backward_traces) == 2
 # --8<-- [end:graph_break]
 
 # --8<-- [start:reasons]
+import inspect  # noqa: E402
+import traceback  # noqa: E402
 from functools import partial  # noqa: E402
 
 from thunder.dynamo.report import fx_report  # noqa: E402
 from thunder.dynamo.splitter import _splitter  # noqa: E402
-from thunder.dynamo.utils import UNSUPPORTED_THUNDER_FUNCTION, SplitReasonType  # noqa: E402
+from thunder.dynamo.utils import (  # noqa: E402
+    UNSUPPORTED_THUNDER_FUNCTION,
+    SplitReasonType,
+    auto_register_ops,
+    is_node_supported_by_thunder,
+)
+from thunder.torch import _torch_to_thunder_function_map  # noqa: E402
+from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols  # noqa: E402
 
 print("SplitReasonType:", [t.name for t in SplitReasonType])
 
@@ -210,13 +234,37 @@ found = {}
 # A torch function that Thunder has no symbol for at all.
 found["no mapping"] = reasons_of(lambda t: torch.ops.aten.sin.default(t).cos(), torch.randn(4))
 
+# A built-in torch function without a symbol is run on proxies instead: as_strided raises there.
+found["unmapped"] = reasons_of(lambda t: torch.as_strided(t, (2,), (1,)).cos(), torch.randn(4))
+
+# torch.eye takes no tensor, so running it on proxies works: the splitter leaves the node to Thunder.
+recorded = []
+torch.compile(lambda t: t.cos() + torch.eye(4)[0], backend=lambda gm, _: recorded.append(gm) or gm.forward)(torch.randn(4))
+eye_node = next(n for n in recorded[0].graph.nodes if n.target is torch.eye)
+eye_decision = is_node_supported_by_thunder(eye_node, ThunderCompiler().thunder_options)
+print("torch.eye: (supported, split reason) =", eye_decision)
+
 # Thunder's symbol exists, but its meta function raises for these arguments.
 found["meta raises"] = reasons_of(lambda t: torch.nn.functional.pad(t, (1, 1), mode="reflect").cos(),
                                   torch.randn(1, 2, 4))
 
 # A value Thunder cannot make a proxy for: an int read from a tensor (an unbacked SymInt).
 with torch._dynamo.config.patch(capture_scalar_outputs=True):
-    found["no proxy"] = reasons_of(lambda t: t.cos() * t.sum().int().item(), torch.randn(4))
+    c_item = thunderfx(lambda t: t.cos() * t.sum().int().item())
+    c_item(torch.randn(4))
+found["no proxy"] = c_item._backend.subgraph_infos[0].split_reasons
+item_value = next(n.meta["example_value"] for n in c_item._backend.subgraph_infos[0].original_graph_module.graph.nodes
+                  if n.name == "item")
+
+# A size that Dynamo made symbolic is a SymInt too, but one with a hint: Thunder makes a proxy of it.
+c_size = thunderfx(lambda t: t.cos() * t.shape[0], dynamic=True)
+c_size(torch.randn(4))
+size_graph = c_size._backend.subgraph_infos[0]
+size_node = next(n for n in size_graph.original_graph_module.graph.nodes
+                 if n.op == "placeholder" and isinstance(n.meta["example_value"], torch.SymInt))
+print(f"item's SymInt {item_value}: has a hint {item_value.node.has_hint()} | size SymInt {size_node.name}: has a hint "
+      f"{size_node.meta['example_value'].node.has_hint()}, read by {[u.name for u in size_node.users]}, "
+      f"split reasons {size_graph.split_reasons}")
 
 
 # Nodes inside torch.vmap. Compiling such a graph fails under thunderfx in this stack (below), so the
@@ -231,6 +279,9 @@ try:
 except torch._dynamo.exc.BackendCompilerFailed as e:
     print("thunderfx(vmapped) raised BackendCompilerFailed:", str(e).splitlines()[1][:70], "...")
     vmap_failed = True
+    frames = [(frame.name, frame.filename) for frame in traceback.extract_tb(e.__traceback__)]
+    called = frames[[name for name, _ in frames].index("_splitter") + 1]  # what _splitter called when it failed
+    print("it raised in the call that _splitter made to:", called[0], "of torch._inductor")
 vmap_gm = fx_report(vmapped)(torch.randn(3, 4)).fx_graph_reports[0].graph
 _, vmap_info = _splitter(vmap_gm, partial(thunder.jit, **ThunderCompiler().thunder_options),
                          lambda gm, args: gm, None, ThunderCompiler().thunder_options)
@@ -244,7 +295,16 @@ for case, reasons in found.items():
 seen = {r.reason_type for reasons in found.values() for r in reasons} | {info.split_reasons[0].reason_type}
 assert seen == set(SplitReasonType) and vmap_failed
 assert found["no mapping"][0].reason_type is SplitReasonType.MISSING_OP_SUPPORT
-assert "didn't have any mapping" in found["no mapping"][0].info
+assert "didn't have any mapping" in found["no mapping"][0].info and not inspect.isbuiltin(torch.ops.aten.sin.default)
+for unmapped in (torch.as_strided, torch.eye):  # built-in torch functions that Thunder has no symbol for
+    assert inspect.isbuiltin(unmapped) and unmapped not in _torch_to_thunder_function_map
+    assert unmapped not in auto_register_ops
+assert [r.reason_type for r in found["unmapped"]] == [SplitReasonType.EXCEPTION_META_THUNDER_OP]
+assert eye_decision == (True, None)  # no split reason: sent to Thunder
+assert free_unbacked_symbols(item_value) and not item_value.node.has_hint()  # .item(): an unbacked SymInt
+assert size_node.meta["example_value"].node.has_hint() and [u.name for u in size_node.users] == ["mul"]
+assert size_graph.split_reasons == []  # the mul that reads the size SymInt went to Thunder
+assert called[0] == "compile" and "torch/_inductor/" in called[1]  # an Inductor error, passed on, not run eagerly
 assert [r.reason_type for r in found["meta raises"]] == [SplitReasonType.EXCEPTION_META_THUNDER_OP]
 assert SplitReasonType.EXCEPTION_PROXY_THUNDER_OP in {r.reason_type for r in found["no proxy"]}
 unsupported = [r.info.split()[3] for r in found["inside vmap"] if r.reason_type is SplitReasonType.UNSUPPORTED_NODE]
@@ -382,6 +442,27 @@ assert seen == [(1, 1, 1), (2, 2, 1), (3, 2, 2), (4, 3, 1)]
 assert thunder.compile_stats(dynamic_part).cache_misses == 2  # 5, then 6: Thunder recompiled inside the graph
 assert "check_tensor_metadata" in checks(thunder.last_prologue_traces(dynamic_part)[-1])
 assert any(isinstance(n.meta["example_value"], torch.SymInt) for n in dynamic_graph.graph.nodes if n.op == "placeholder")
+
+
+class WithBuffer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 3)
+        self.register_buffer("buf", torch.ones(3))
+
+    def forward(self, t):
+        return self.lin(t) + self.buf
+
+
+c_buf = thunderfx(WithBuffer(), dynamic=True)
+c_buf(torch.randn(2, 4))
+buf_part = c_buf._backend.subgraph_infos[0].thunder_compiled_fns[0]
+buf_inputs = [n for n, _ in thunder.last_traces(buf_part)[-1].siginfo().args]
+buf_checked = sorted(b.args[0].name for b in thunder.last_prologue_traces(buf_part)[-1].bound_symbols
+                     if b.sym.name == "check_tensor_metadata")
+print("a Linear and a buffer under dynamic=True: tensor inputs", buf_inputs, "| checked in the prologue", buf_checked)
+assert [n for n in buf_inputs if "_parameters_" in n] and not [n for n in buf_checked if "_parameters_" in n]
+assert [n for n in buf_checked if "_buffers_" in n] == [n for n in buf_inputs if "_buffers_" in n] != []
 # --8<-- [end:versus_recompile]
 
 # --8<-- [start:versus_module]
