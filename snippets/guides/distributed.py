@@ -54,13 +54,18 @@ print(ddp_pass.python(print_depth=1))
 syncs = [b for b in ddp_pass.bound_symbols if b.sym.id == dist_prims.PrimIDs.SYNCHRONIZE]
 assert len(syncs) == len(list(model.parameters())) == 4
 assert all(b.args[2] is thunder.core.proxies.DistParallelType.REPLICATED for b in syncs)
+assert [type(t).__name__ for t in thunder.compile_data(jmodel).transforms] == ["DDPTransform"]
+synced = {b.output.name for b in syncs}
+ddp_linears = [b for b in ddp_pass.bound_symbols if b.sym.name == "linear"]
+assert len(ddp_linears) == 2 and all({a.name for a in b.args[1:]} <= synced for b in ddp_linears)
 # --8<-- [end:ddp]
 
 # --8<-- [start:ddp-forward]
 fw = traces[-1]
 print(fw.python(print_depth=1))
 fw_names = {b.sym.name for b in fw.bound_symbols}
-assert not any("all_reduce" in n or "wait" in n for n in fw_names)  # no collective in the forward
+assert not fw_names & {"torch_all_reduce_prim_impl", "torch_all_gather_prim_impl",
+                       "torch_reduce_scatter_prim_impl", "torch_wait_prim_impl"}  # no collective in the forward
 copies = [b for b in fw.bound_symbols if b.sym.name == "shallow_copy"]
 assert sorted(b.args[0].name for b in copies) == sorted(b.args[0].name for b in syncs)  # one per parameter
 # --8<-- [end:ddp-forward]
@@ -71,12 +76,15 @@ print(bw.python(print_depth=1))
 bw_names = [b.sym.name for b in bw.bound_symbols]
 print("all_reduce:", bw_names.count("torch_all_reduce_prim_impl"), "| wait:", bw_names.count("torch_wait_prim_impl"))
 assert bw_names.count("torch_all_reduce_prim_impl") == bw_names.count("torch_wait_prim_impl") == 4
+assert [producers(bw)[g].sym.name for g in bw.output if g is not None] == ["torch_wait_prim_impl"] * 4
 # --8<-- [end:ddp-backward]
 
 # --8<-- [start:find]
-def collectives_for(param_name, fw, bw):
-    """The backward lines that reduce the gradient of one parameter: divide, all_reduce, wait."""
-    prologue = thunder.last_prologue_traces(jmodel)[0]
+def collectives_for(jmodule, param_name):
+    """The lines of jmodule's last backward that reduce one parameter's gradient: divide, all_reduce, wait."""
+    prologue = thunder.last_prologue_traces(jmodule)[0]
+    fw = thunder.last_traces(jmodule)[-1]
+    bw = thunder.last_backward_traces(jmodule)[-1]
     proxy_name = next(
         b.output.name for b in prologue.bound_symbols
         if b.sym.name == "unpack_parameter" and b.args[1] == param_name
@@ -90,12 +98,20 @@ def collectives_for(param_name, fw, bw):
     return proxy_name, [divide, all_reduce, wait]
 
 
-proxy_name, lines = collectives_for("0.weight", fw, bw)
+print("parameter names:", [name for name, _ in model.named_parameters()])
+proxy_name, lines = collectives_for(jmodel, "0.weight")
 print("parameter 0.weight is", proxy_name, "in the traces; its gradient is reduced by:")
 printed = bw.python(print_depth=1).splitlines()
 for b in lines:
     print(next(line for line in printed if line.startswith(f"  {b.output.name} = ")))
-assert [b.sym.name for b in lines] == ["true_divide", "torch_all_reduce_prim_impl", "torch_wait_prim_impl"]
+assert [name for name, _ in model.named_parameters()] == ["0.weight", "0.bias", "2.weight", "2.bias"]
+waited = set()
+for name, p in model.named_parameters():  # every parameter: its own divide, all_reduce and wait
+    _, found = collectives_for(jmodel, name)
+    assert [b.sym.name for b in found] == ["true_divide", "torch_all_reduce_prim_impl", "torch_wait_prim_impl"]
+    assert tuple(found[-1].output.shape) == tuple(p.shape)
+    waited.add(found[-1].output.name)
+assert len(waited) == 4
 assert lines[0].args[1] == dist.get_world_size()  # pre-averaging: divided by the world size
 # --8<-- [end:find]
 
@@ -125,7 +141,48 @@ assert not any("all_reduce" in n or "wait" in n or n == "true_divide" for n in l
 assert [name for name, _ in bw.siginfo().args] == ["saved_for_backward", "cotangents"]  # .grad is no input
 # --8<-- [end:no-sync]
 
+# --8<-- [start:no-sync-module]
+events = []  # what happens, in order, in and after the with block
+reduced = []  # the tensors that torch.distributed's all_reduce was called on
+real_sync_grads, real_all_reduce = thunder.distributed._sync_grads, dist.distributed_c10d.all_reduce
+
+
+def recording_sync_grads(module):
+    events.append("_sync_grads(jmodel)" if module is jmodel else "_sync_grads(another module)")
+    return real_sync_grads(module)
+
+
+def recording_all_reduce(tensor, *args, **kwargs):
+    reduced.append(tensor)
+    events.append("all_reduce(.grad)" if any(tensor is p.grad for p in jmodel.parameters()) else "all_reduce")
+    return real_all_reduce(tensor, *args, **kwargs)
+
+
+thunder.distributed._sync_grads, dist.distributed_c10d.all_reduce = recording_sync_grads, recording_all_reduce
+try:
+    with jmodel.no_sync():
+        assert thunder.distributed.get_skip_data_parallel_grad_sync()  # the flag of skip_data_parallel_grad_sync
+        jmodel(x).sum().backward()
+        inside = thunder.last_backward_traces(jmodel)[-1]
+        events.append("backward done")
+finally:
+    thunder.distributed._sync_grads, dist.distributed_c10d.all_reduce = real_sync_grads, real_all_reduce
+inside_names = [b.sym.name for b in inside.bound_symbols]
+print("collectives in the backward inside no_sync():",
+      [n for n in inside_names if n.startswith("torch_") and n.endswith("_prim_impl")])
+print("in order:", events)
+
+assert not any("all_reduce" in n or "wait" in n or n == "true_divide" for n in inside_names)
+assert events == ["backward done", "_sync_grads(jmodel)"] + ["all_reduce(.grad)"] * 4
+assert sorted(map(id, reduced)) == sorted(id(p.grad) for p in jmodel.parameters() if p.grad is not None)
+assert (thunder.compile_stats(jmodel).cache_misses, thunder.compile_stats(jmodel).cache_hits) == (2, 1)  # no new variant
+assert not thunder.distributed.get_skip_data_parallel_grad_sync()  # the flag is reset on exit
+# --8<-- [end:no-sync-module]
+
 # --8<-- [start:sort-waits]
+COLLECTIVES = {"torch_all_reduce_prim_impl", "torch_all_gather_prim_impl", "torch_reduce_scatter_prim_impl"}
+
+
 def gaps(trc):
     """For each wait: how many lines after the collective that it waits for."""
     index = {id(b): i for i, b in enumerate(trc.bound_symbols)}
@@ -137,6 +194,29 @@ def gaps(trc):
     ]
 
 
+def check_sort_waits_order(trc):
+    """Assert that each line of trc is the one Sort Waits' rule picks among the lines that can run."""
+    lines, made_by = trc.bound_symbols, producers(trc)
+    placed = {}  # id of each line placed so far -> its position
+
+    def kind(b):
+        if b.sym.name in COLLECTIVES:
+            return "collective"
+        return {"torch_wait_prim_impl": "wait", "python_return": "return"}.get(b.sym.name, "other")
+
+    for i, line in enumerate(lines):
+        ready = [b for b in lines[i:] if all(id(made_by[p]) in placed for p in b.flat_proxy_args if p in made_by)]
+        assert any(b is line for b in ready)  # a line comes after the lines that make its inputs
+        first = next(k for k in ("collective", "other", "wait", "return") if k in {kind(b) for b in ready})
+        assert kind(line) == first, (i, line.sym.name, first)
+        same_kind = [b for b in ready if kind(b) == first]
+        if first == "collective":  # of the ready collectives, one with the most elements
+            assert line.args[0].numel == max(b.args[0].numel for b in same_kind)
+        if first == "wait":  # of the ready waits, the one whose collective was placed first
+            assert line is min(same_kind, key=lambda b: placed[id(made_by[b.args[0]])])
+        placed[id(line)] = i
+
+
 grad_pass = next(t for t in traces if str(t.get_provenance()).startswith("# Constructed by Grad transform"))
 sorted_trace = next(t for t in traces if str(t.get_provenance()) == "# Constructed by Sort Waits")
 print("lines from each collective to its wait, Grad transform pass:", gaps(grad_pass))
@@ -146,6 +226,10 @@ print("the last lines after Sort Waits:", tail)
 
 assert set(gaps(grad_pass)) == {1} and min(gaps(sorted_trace)) > 1
 assert tail == ["torch_wait_prim_impl"] * 4 + ["python_return"]
+check_sort_waits_order(sorted_trace)
+for w in (b for b in sorted_trace.bound_symbols if b.sym.name == "torch_wait_prim_impl"):
+    readers = [b.sym.name for b in sorted_trace.bound_symbols if w.output.name in {p.name for p in b.flat_proxy_args}]
+    assert readers == ["python_return"]  # nothing but the return reads a reduced gradient
 # --8<-- [end:sort-waits]
 
 # --8<-- [start:bucketing]
@@ -195,25 +279,51 @@ assert "Batching all_reduce calls" not in passes and names.count("torch_all_redu
 # --8<-- [end:bucketing]
 
 # --8<-- [start:torch-compile]
+from thunder.core.proxies import TensorProxy
+from thunder.core.pytree import tree_flatten
+
 try:
     run("torch.compile", BaseRecipe(fuser="torch.compile", plugins=[DDP()]))
 except IndexError as e:
     where = traceback.extract_tb(e.__traceback__)
-    print(describe(given["torch.compile"][-1]))
+    frame = e.__traceback__
+    while frame.tb_next is not None:
+        frame = frame.tb_next
+    failed_at = frame.tb_frame.f_locals["tensor"]  # the tensor get_bsym_of_allreduce_of_grad was walking from
+    given_trace = given["torch.compile"][-1]
+    returned = [t for t in tree_flatten(given_trace.output)[0] if isinstance(t, TensorProxy)]
+    made_by = producers(given_trace)[failed_at]
+    print(describe(given_trace))
+    print("returned tensors, in the order the walk takes them:", [t.name for t in returned])
     print(f"{type(e).__name__}: {e}")
     print("raised in:", where[-1].name, "| called from:", where[-2].name, "<", where[-3].name)
-    ids = {b.sym.id for b in given["torch.compile"][-1].bound_symbols}
-    assert dist_prims.PrimIDs.WAIT in ids and "fw_flat_out" in given["torch.compile"][-1].output
+    print("the walk failed at", failed_at.name, "made by", made_by.sym.name, "which reads", list(made_by.flat_proxy_args))
+
+    ids = {b.sym.id for b in given_trace.bound_symbols}
+    assert dist_prims.PrimIDs.WAIT in ids and "fw_flat_out" in given_trace.output
     assert where[-1].name == "get_bsym_of_allreduce_of_grad"
     assert "apply_bucketing_to_grad_allreduce" in [f.name for f in where]
+    assert [f.name for f in where].count("get_bsym_of_allreduce_of_grad") == 1  # it failed on its first step
+    assert failed_at is returned[0] and failed_at.name == "input"  # the first returned tensor: an input
+    assert [p.name for p in given_trace.output["flat_args"]][0] == "input"
+    assert made_by.sym.name == "unpack_trivial" and len(made_by.flat_proxy_args) == 0
+else:
+    raise AssertionError("the torch.compile run did not fail in the bucketing pass")
 # --8<-- [end:torch-compile]
 
 # --8<-- [start:fsdp]
 fsdp_model = make_model()
+assert not any(p.is_meta for p in fsdp_model.parameters())  # nothing for MaterializationTransform to create
 jfsdp = thunder.compile(fsdp_model, recipe=Recipe(plugins=[FSDP(device=torch.device("cpu"))]))
 print("transforms:", [type(t).__name__ for t in thunder.compile_data(jfsdp).transforms])
 jfsdp(x).sum().backward()
 fsdp_fw = thunder.last_traces(jfsdp)[-1]
+fsdp_passes = [str(t.get_provenance()) for t in thunder.last_traces(jfsdp)]
+fsdp_pass = next(t for t in thunder.last_traces(jfsdp) if str(t.get_provenance()).startswith("# Constructed by fsdp pass"))
+fsdp_syncs = [b for b in fsdp_pass.bound_symbols if b.sym.id == dist_prims.PrimIDs.SYNCHRONIZE]
+assert len(fsdp_syncs) == 4 and all(b.args[2] is thunder.core.proxies.DistParallelType.FULLY_SHARDED for b in fsdp_syncs)
+assert fsdp_passes.index(str(fsdp_pass.get_provenance())) < next(
+    i for i, p in enumerate(fsdp_passes) if p.startswith("# Constructed by Grad transform"))  # before autograd
 print(fsdp_fw.python(print_depth=1))
 fw_names = [b.sym.name for b in fsdp_fw.bound_symbols]
 assert fw_names.count("torch_all_gather_prim_impl") == fw_names.count("torch_wait_prim_impl") == 4
@@ -222,7 +332,34 @@ waits = [i for i, n in enumerate(fw_names) if n == "torch_wait_prim_impl"]
 linears = [i for i, n in enumerate(fw_names) if n == "linear"]
 assert max(gathers) < min(waits)  # every gather starts before the first wait
 assert waits[1] < linears[0] < waits[2] < waits[3] < linears[1]  # layer 2's waits after layer 1
+
+
+def between_wait_and_reader(trc):
+    """For each wait: the names of the lines between it and the first line that reads its result."""
+    lines = [b for b in trc.bound_symbols if b.sym.name != "python_del"]
+    result = {}
+    for i, b in enumerate(lines):
+        if b.sym.name == "torch_wait_prim_impl":
+            reader = next(j for j in range(i + 1, len(lines)) if b.output.name in {p.name for p in lines[j].flat_proxy_args})
+            result[b.output.name] = [c.sym.name for c in lines[i + 1:reader]]
+    return result
+
+
+computation_inputs = [p.name for p in fsdp_fw.bound_symbols[-1].args[0]["flat_args"]]
+gather_order = [b.args[0].name for b in fsdp_fw.bound_symbols if b.sym.name == "torch_all_gather_prim_impl"]
+assert gather_order == computation_inputs[1:] == ["t_0_bias", "t_0_weight", "t_2_bias", "t_2_weight"]
+relu = [i for i, n in enumerate(fw_names) if n in ("gt", "where")]
+assert linears[0] < min(relu) and max(relu) < waits[2]  # the ReLU runs before layer 2's waits
+made_by_fw = producers(fsdp_fw)
+wait_order = [made_by_fw[b.args[0]].args[0].name for b in fsdp_fw.bound_symbols if b.sym.name == "torch_wait_prim_impl"]
+assert wait_order == gather_order  # the waits in the gathers' order
+fsdp_sorted = next(t for t in thunder.last_traces(jfsdp) if str(t.get_provenance()) == "# Constructed by Sort Waits")
+check_sort_waits_order(fsdp_sorted)
+forward_waits = between_wait_and_reader(fsdp_fw)
+assert len(forward_waits) == 4
+assert all(set(names) <= {"torch_wait_prim_impl"} for names in forward_waits.values())  # only waits between
 # --8<-- [end:fsdp]
+
 
 # --8<-- [start:fsdp-backward]
 fsdp_bw = thunder.last_backward_traces(jfsdp)[-1]
@@ -235,8 +372,50 @@ scatters = [i for i, n in enumerate(bw_names) if n == "torch_reduce_scatter_prim
 waits = [i for i, n in enumerate(bw_names) if n == "torch_wait_prim_impl"]
 computing = [i for i, b in enumerate(fsdp_bw.bound_symbols) if b.sym.name in ("matmul", "sum", "where")]
 assert max(scatters) < min(waits) and max(computing) < min(waits)  # the waits come last
+for b in fsdp_bw.bound_symbols:
+    if b.sym.name == "torch_reduce_scatter_prim_impl":
+        divide = producers(fsdp_bw)[b.args[0]]
+        assert divide.sym.name == "true_divide" and divide.args[1] == dist.get_world_size()
 assert shapes == {n: tuple(p.shape) for n, p in make_model().named_parameters()}  # one process: one shard
 # --8<-- [end:fsdp-backward]
+
+# --8<-- [start:out-of-order]
+class OutOfOrder(torch.nn.Module):
+    """Three layers, made in the order a, b, c and used in the order b, c, a."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = (torch.nn.Linear(4, 4) for _ in range(3))
+
+    def forward(self, x):
+        return self.a(self.c(self.b(x)))
+
+
+torch.manual_seed(0)
+jooo = thunder.compile(OutOfOrder(), recipe=Recipe(plugins=[FSDP(device=torch.device("cpu"))]))
+jooo(torch.randn(2, 4)).sum().backward()
+ooo_fw = thunder.last_traces(jooo)[-1]
+for line in ooo_fw.python(print_depth=1).splitlines():
+    if any(name in line for name in ("all_gather", "wait", "linear(")) and not line.lstrip().startswith("#"):
+        print(line.split("  #")[0])
+ooo_between = between_wait_and_reader(ooo_fw)
+print("linears between each wait and the first line that reads it:",
+      {name: between.count("linear") for name, between in ooo_between.items()})
+
+ooo_sorted = next(t for t in thunder.last_traces(jooo) if str(t.get_provenance()) == "# Constructed by Sort Waits")
+check_sort_waits_order(ooo_sorted)
+gathered = {b.output.name: b.args[0].name for b in ooo_fw.bound_symbols if b.sym.name == "torch_all_gather_prim_impl"}
+waited = [gathered[b.args[0].name] for b in ooo_fw.bound_symbols if b.sym.name == "torch_wait_prim_impl"]
+print("parameters waited for, in order:", waited)
+ooo_inputs = [p.name for p in ooo_fw.bound_symbols[-1].args[0]["flat_args"]]
+assert waited == list(gathered.values()) == ooo_inputs[1:]  # gathers and waits in the order of the inputs
+assert waited == ["t_a_bias", "t_a_weight", "t_b_bias", "t_b_weight", "t_c_bias", "t_c_weight"]
+for b in ooo_fw.bound_symbols:
+    if b.sym.name == "torch_wait_prim_impl" and gathered[b.args[0].name].startswith("t_a_"):
+        assert ooo_between[b.output.name].count("linear") == 2  # layers b and c run between a's wait and a
+    if b.sym.name == "torch_wait_prim_impl" and gathered[b.args[0].name].startswith("t_b_"):
+        assert "linear" not in ooo_between[b.output.name]  # b's linear comes right after b's waits
+# --8<-- [end:out-of-order]
 
 # --8<-- [start:teardown]
 dist.destroy_process_group()
