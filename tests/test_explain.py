@@ -172,39 +172,6 @@ def test_a_script_without_thunder_says_so(pages):
     assert "compiled nothing with thunder.jit or ThunderFX" in proc.stderr
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_page_works_from_disk_with_no_request(pages, scheme):
-    """From the file:// URL: hovering a name links its uses with a tooltip, Enter pins it, a fold
-    button folds, and the page asks no host for anything; axe-core finds nothing serious."""
-    from browser.harness import launch
-    from playwright.sync_api import sync_playwright
-
-    proc, _ = pages["training"]
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        context = browser.new_context(color_scheme=scheme)
-        tab = context.new_page()
-        requests, errors = [], []
-        tab.on("request", lambda r: requests.append(r.url))
-        tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.goto(proc.page.as_uri())
-        assert tab.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
-        name = tab.locator(".tp[data-def]").first
-        name.hover()
-        assert tab.locator(".tp.is-linked").count() >= 2
-        assert tab.locator("#trace-tip").is_visible()
-        fold = tab.locator(".tfold").first
-        fold.click()
-        assert fold.get_attribute("aria-expanded") == "false"
-        tab.add_script_tag(path=str(ROOT / "node_modules" / "axe-core" / "axe.min.js"))
-        # The site's rule set (tests/browser): WCAG 2.0 and 2.1, A and AA.
-        found = tab.evaluate("axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']})")
-        serious = [v["id"] for v in found["violations"] if v["impact"] in ("serious", "critical")]
-        browser.close()
-    assert errors == [] and serious == []
-    assert [r for r in requests if not r.startswith(("file:", "data:"))] == []
-
-
 def test_the_explorers_one_pass_markup_equals_the_sites():
     """page.marked_text marks a plain-text block line by line; the site's mark_output walks a tree.
     On real traces (with a backward, so source links and saved tensors too) the two agree."""

@@ -29,6 +29,7 @@ def f(x):
     return mysquare(x).sum()
 
 
+torch.manual_seed(0)  # the same numbers in every run: on the page, as a script, in the notebook
 x = torch.randn(3, dtype=torch.float64, requires_grad=True)
 try:
     thunder.jit(f)(x)

@@ -19,6 +19,7 @@ def f(x, w):
     return (b.exp() + a).sum()
 
 
+torch.manual_seed(0)  # the same numbers in every run: on the page, as a script, in the notebook
 x = torch.randn(4, 8)
 w = torch.randn(8, 8, requires_grad=True)
 

@@ -1,0 +1,46 @@
+"""thunder-explain's page in Chromium, from its file:// URL (the pages come from tests/test_explain.py)."""
+
+from __future__ import annotations
+
+import pytest
+from test_explain import explain
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.xdist_group("browser")
+
+
+@pytest.fixture(scope="module")
+def training(tmp_path_factory):
+    proc, _ = explain(tmp_path_factory.mktemp("explain"), "training")
+    assert proc.returncode == 0, proc.stderr
+    return proc.page
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_page_works_from_disk_with_no_request(training, scheme, browser):
+    """From the file:// URL: hovering a name links its uses with a tooltip, Enter pins it, a fold
+    button folds, and the page asks no host for anything; axe-core finds nothing serious."""
+    context = browser.new_context(color_scheme=scheme)
+    try:
+        tab = context.new_page()
+        requests, errors = [], []
+        tab.on("request", lambda r: requests.append(r.url))
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.goto(training.as_uri())
+        assert tab.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
+        name = tab.locator(".tp[data-def]").first
+        name.hover()
+        assert tab.locator(".tp.is-linked").count() >= 2
+        assert tab.locator("#trace-tip").is_visible()
+        fold = tab.locator(".tfold").first
+        fold.click()
+        assert fold.get_attribute("aria-expanded") == "false"
+        tab.add_script_tag(path=str(ROOT / "node_modules" / "axe-core" / "axe.min.js"))
+        # The site's rule set (tests/browser): WCAG 2.0 and 2.1, A and AA.
+        found = tab.evaluate("axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']})")
+        serious = [v["id"] for v in found["violations"] if v["impact"] in ("serious", "critical")]
+    finally:
+        context.close()
+    assert errors == [] and serious == []
+    assert [r for r in requests if not r.startswith(("file:", "data:"))] == []
