@@ -253,7 +253,7 @@ ran_by = sorted({b.sym.executor.name for b in thunder.last_traces(jm)[-1].bound_
 print("executors_list:", [ex_name(e) for e in thunder.compile_data(jm).executors_list])
 print("executors of the last trace's lines:", ran_by)
 assert "transformer_engine_v1" in [e.name for e in thunder.compile_data(jm).executors_list]
-assert "transformer_engine_v1" not in ran_by
+assert "transformer_engine_v1" not in ran_by and ran_by == ["torch"]
 recipe_ex = thunder.compile_data(jm).executors_list[1]  # the recipe's lookaside executor, made with none
 assert isinstance(recipe_ex, TemporaryExecutor) and recipe_ex._lookasides == {}
 # --8<-- [end:fp8]
