@@ -34,6 +34,13 @@ print("the recipe for a Sequential:", type(Recipe.get_for_model(make_model()))._
 assert type(Recipe.get_for_model(make_model())) is BaseRecipe  # registered under "", the fallback
 assert sorted(Recipe._registry) == ["", "hf-transformers"] != sorted(thunder.recipes.get_recipes())
 assert Recipe._registry[""] is BaseRecipe and "default" not in Recipe._registry
+try:
+    thunder.compile(make_model(), recipe="hf-transformers")  # by name
+    missing = None
+except ModuleNotFoundError as e:  # HFTransformers.validate imports transformers
+    missing = e
+    print('recipe="hf-transformers":', type(e).__name__, e)
+assert isinstance(missing, ModuleNotFoundError) and missing.name == "transformers"
 # --8<-- [end:setup]
 
 # --8<-- [start:default]
@@ -246,7 +253,7 @@ ran_by = sorted({b.sym.executor.name for b in thunder.last_traces(jm)[-1].bound_
 print("executors_list:", [ex_name(e) for e in thunder.compile_data(jm).executors_list])
 print("executors of the last trace's lines:", ran_by)
 assert "transformer_engine_v1" in [e.name for e in thunder.compile_data(jm).executors_list]
-assert "transformer_engine_v1" not in ran_by
+assert "transformer_engine_v1" not in ran_by and ran_by == ["torch"]
 recipe_ex = thunder.compile_data(jm).executors_list[1]  # the recipe's lookaside executor, made with none
 assert isinstance(recipe_ex, TemporaryExecutor) and recipe_ex._lookasides == {}
 # --8<-- [end:fp8]
@@ -268,9 +275,23 @@ assert any(b.sym.name == "CUDAGraph1" and b.sym.is_fusion for b in rewritten.bou
 profile = thunder.plugins.Profile(input_match="t_0_weight|t_2_weight")  # from entry 0 to entry 1 of the matches
 print(type(profile).__name__, profile.policy.name, "| registered by name:", "profile" in thunder.plugins.get_plugin_names())
 jm = thunder.compile(make_model(), recipe=Recipe(plugins=[profile]))
-with torch.no_grad():
-    for _ in range(5):  # the transform's defaults: 3 warm-up runs, then 1 profiled run
-        jm(x)
+entered = []  # (call, line) for each record_function the wrapped lines enter
+real_record_function = torch.profiler.record_function
+
+
+class RecordingRecordFunction(real_record_function):
+    def __init__(self, name, *args, **kwargs):
+        entered.append((call, name.split(" = ")[0].strip()))
+        super().__init__(name, *args, **kwargs)
+
+
+torch.profiler.record_function = RecordingRecordFunction  # looked up when a wrapped line runs
+try:
+    with torch.no_grad():
+        for call in range(1, 6):  # the transform's defaults: 3 warm-up calls, then 1 profiled call
+            jm(x)
+finally:
+    torch.profiler.record_function = real_record_function
 print(thunder.last_traces(jm)[-1].python(print_depth=1))
 profiler = profile.profile_transform.get_profile()
 recorded = sorted({e.key for e in profiler.key_averages() if e.key.startswith("  t")})
@@ -280,12 +301,23 @@ names = [b.sym.name for b in thunder.last_traces(jm)[-1].bound_symbols]
 assert names.index("start_profiling") < names.index("end_profiling") and isinstance(profiler, torch.profiler.profile)
 assert len(recorded) == 2 and "linear" in recorded[0] and "relu" in recorded[1]
 print("its match list:", profile.profile_transform.match_list)
+print("record_function entered, (call, output of the line):", entered)
 assert profile.profile_transform.backward is False  # the plugin's transform skips backward traces
+wrapped = [b.output.name for b in thunder.last_traces(jm)[-1].bound_symbols if re.fullmatch(r"(linear|relu)_\d+", b.sym.name)]
+assert entered == [(4, name) for name in wrapped] and len(wrapped) == 3  # the profiled call only, all three lines
 
 one_line = thunder.plugins.Profile(input_match="t_0")  # t_0_weight and t_0_bias: both read by one line
 jm = thunder.compile(make_model(), recipe=Recipe(plugins=[one_line]))
+failed_at = None
 with torch.no_grad():
-    jm(x)
+    for call in range(1, 6):
+        try:
+            jm(x)
+        except RuntimeError as e:  # end_profiling() runs first, with the switch still on
+            failed_at = call
+            print(f'input_match="t_0", call {call}:', type(e).__name__, e)
+            break
+assert failed_at == 5  # the call after the profiled one
 print('input_match="t_0":', one_line.profile_transform.match_list)
 matches = one_line.profile_transform.match_list
 assert len(matches) == 2 and matches[0][0] == matches[1][0] and all(re.match("t_0", n) for _, n in matches)
@@ -300,6 +332,18 @@ try:
 except IndexError as e:
     print('input_match="weight":', from_start.profile_transform.match_list, "|", type(e).__name__, e)
 assert from_start.profile_transform.match_list == []  # no name starts with "weight"
+
+
+def concatenated(a, b):
+    return torch.cat([a, b]) * a.sum()  # cat receives a and b inside a list
+
+
+in_a_list = thunder.plugins.Profile(input_match="a|b")
+try:
+    thunder.compile(concatenated, recipe=Recipe(plugins=[in_a_list]))(torch.ones(2), torch.ones(2))
+except IndexError as e:  # one entry only: there is no entry 1
+    print('input_match="a|b", cat([a, b]) * a.sum():', in_a_list.profile_transform.match_list, "|", type(e).__name__, e)
+assert [n for _, n in in_a_list.profile_transform.match_list] == ["a"]  # from the sum line; cat's list gives none
 # --8<-- [end:profile]
 
 # --8<-- [start:debug-transform]
@@ -335,6 +379,22 @@ for trc_bsyms in (debug_trace.bound_symbols, backward):  # each line not in NON_
         if not b.sym.name.startswith("debug_"):
             assert after.sym.name.startswith("debug_post_") == (b.sym.id not in NON_COMPUTATION_PRIMS), b.sym.name
 assert any(b.sym.name.startswith("debug_post_clear_mutable_collection") for b in backward)
+
+from thunder.dev_utils.debug_transform import debug_execution_trace
+
+jplain = thunder.jit(fn)
+jplain(torch.arange(4.0))
+jdebug = debug_execution_trace(jplain, post_callback=after_each)  # a new jitted function
+jdebug(torch.arange(4.0))
+jplain(torch.arange(4.0))
+plain_names = [b.sym.name for b in thunder.last_traces(jplain)[-1].bound_symbols]
+debug_names = [b.sym.name for b in thunder.last_traces(jdebug)[-1].bound_symbols]
+print("debug_execution_trace returned jplain itself:", jdebug is jplain)
+print("jplain's last trace:", plain_names)
+print("jdebug's last trace:", debug_names)
+assert jdebug is not jplain and not any(n.startswith("debug_") for n in plain_names)
+assert [n for n in debug_names if n.startswith("debug_")] == ["debug_post_sin1", "debug_post_mul2"]
+assert thunder.compile_data(jdebug).fn is fn and [type(t) for t in jdebug._lc_transforms] == [DebugTransform]
 # --8<-- [end:debug-transform]
 
 # --8<-- [start:nvtx]
