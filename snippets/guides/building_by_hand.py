@@ -22,9 +22,13 @@ print(trc)
 assert trc.bound_symbols == [] and trc.names == set()
 assert "# No signature available" in str(trc)
 
-from thunder.core.transform_common import Trace  # the old name, still imported in places
+from thunder.core.transform_common import Trace  # TraceCtx, imported under the name Trace
+
+import thunder.core.transforms
+import thunder.core.update_aliases
 
 assert Trace is TraceCtx
+assert thunder.core.transforms.Trace is TraceCtx and thunder.core.update_aliases.Trace is TraceCtx
 # --8<-- [end:empty]
 
 # --8<-- [start:signature]
@@ -157,11 +161,44 @@ result = extrace.python_callable()(a, b)
 assert torch.equal(result, torch.add(a, b))
 assert extrace.bound_symbols[0].sym.executor is thunder.pytorch_executor
 assert not any(bsym.sym.name == "unpack_trivial" for bsym in extrace.bound_symbols)  # running needs none
+assert extrace.bound_symbols[-1].sym.name == "python_return" and extrace.bound_symbols[-1].sym.executor is None
+jitted_last = thunder.last_traces(jitted)[-1]  # the jitted my_add of the diff above
+not_claimed = [bsym.sym.name for bsym in jitted_last.bound_symbols if bsym.sym.executor is None]
+assert not_claimed == ["unpack_trivial", "unpack_trivial", "python_return"]  # the add is claimed
+assert prims.python_return.python_impl is not None and prims.unpack_trivial.python_impl is not None
 # --8<-- [end:run]
 
 # --8<-- [start:check]
+import thunder.dev_utils.check_trace as check_trace_module
 from thunder.core.utils import producers
 from thunder.dev_utils.check_trace import check_trace
+
+checked = []  # the traces that check_traces=True hands to check_trace
+
+
+def noting_check_trace(trace, **kwargs):
+    checked.append(trace)
+    return check_trace(trace, **kwargs)
+
+
+check_trace_module.check_trace = noting_check_trace
+try:
+    checked_add = thunder.jit(my_add, debug_options=thunder.DebugOptions(check_traces=True))
+    checked_add(a, b)
+finally:
+    check_trace_module.check_trace = check_trace
+lists = {
+    "prologue": thunder.last_prologue_traces(checked_add),
+    "computation": thunder.last_traces(checked_add),
+    "epilogue": thunder.compile_stats(checked_add).last_epilogue_traces,
+}
+for kind, listed in lists.items():
+    print(f"{kind} traces checked:", [any(t is c for c in checked) for t in listed])
+
+assert all(any(t is c for c in checked) for kind in ("computation", "epilogue") for t in lists[kind])
+assert any(t is c for c in checked for t in lists["prologue"][:1])
+assert not any(t is c for c in checked for t in lists["prologue"][1:])  # added with +=
+assert lists["prologue"][1].get_provenance().pss.startswith("Transform for execution")
 
 x, y = trc_a.args
 print("inputs of trc_a that a line makes:", [p.name for p in (x, y) if p in producers(trc_a)])
@@ -243,6 +280,9 @@ with tracectx(trc_m):
     out = ltorch.add.meta(x, y)  # the meta function alone, not the symbol
 print(trc_m)
 
+import inspect
+
+assert inspect.isfunction(ltorch.add.meta)  # a plain Python function
 assert [bsym.sym.name for bsym in trc_m.bound_symbols] == ["broadcast_in_dim", "add"]
 assert all(bsym.sym.is_prim for bsym in trc_m.bound_symbols)
 # --8<-- [end:meta-gotcha]

@@ -175,6 +175,37 @@ print("never printed:", sorted(names - printed))
 assert all(trc.names is names for trc in traces)  # one set, shared by every trace
 assert sorted(names) == ["t0", "t1", "t2", "t3", "t4", "t5", "t_0", "t_1", "x", "y"]
 assert sorted(names - printed) == ["t2", "t3", "t_0", "t_1"]
+
+# With an input that requires grad, the split into forward and backward copies the set.
+grad_traces = thunder.last_traces(jfn_grad)
+first_with = [next(i for i, t in enumerate(grad_traces) if t.names is trc.names) for trc in grad_traces]
+print("fn with requires_grad=True, first trace with each trace's set:", first_with)
+assert first_with == [0, 0, 0, 0, 0, 5, 5]  # traces[5] on: a set of their own
+assert grad_traces[-1].names is not grad_traces[0].names
+assert thunder.last_backward_traces(jfn_grad)[-1].names is grad_traces[-1].names  # the backward shares the copy
+
+# Making the proxy named x adds x to the set: it is there before the rename rewrites the trace.
+import thunder.core.jit_ext as jit_ext
+
+seen_by_rename = {}
+original_rename = jit_ext._apply_trace_proxy_rename
+
+
+def noting_rename(trace, rename_proxy_swapmap=None, name=None):
+    if name == "computation":
+        seen_by_rename["names"] = set(trace.names)
+        seen_by_rename["args"] = [p.name for p in trace.args]
+    return original_rename(trace, rename_proxy_swapmap, name)
+
+
+jit_ext._apply_trace_proxy_rename = noting_rename
+try:
+    thunder.jit(fn)(x, y)
+finally:
+    jit_ext._apply_trace_proxy_rename = original_rename
+print("before the rename: args", seen_by_rename["args"], "| x and t_0 in names:",
+      {"x", "t_0"} <= seen_by_rename["names"])
+assert seen_by_rename["args"] == ["t_0", "t_1"] and {"x", "t_0"} <= seen_by_rename["names"]
 # --8<-- [end:names]
 
 # --8<-- [start:hidden]
@@ -190,9 +221,14 @@ print("names it added:", sorted(names - names_before))
 
 assert extrace.names is names and len(names - names_before) == 2
 
+import inspect
+
 from thunder.common import transform_to_torch_types
 
-assert body(transform_to_torch_types(traces[-1])) == body(traces[-1])  # the copy jfn runs
+copy = transform_to_torch_types(traces[-1])  # a new trace, with no provenance
+ran = thunder.compile_stats(jfn).interpreter_cache[-1].computation_fn  # the function jfn runs
+assert body(copy) == body(traces[-1]) and copy.get_provenance() is None and copy is not traces[-1]
+assert inspect.getsource(ran) in copy.python()  # the copy's program is what runs
 # --8<-- [end:hidden]
 
 # --8<-- [start:prologue]
@@ -211,6 +247,22 @@ assert thunder.compile_stats(jfn).last_epilogue_traces[0].names is not names  # 
 run_by = {bsym.sym.name: bsym.sym.executor.name if bsym.sym.executor else None for bsym in prologue_traces[1].bound_symbols}
 assert run_by["check_tensor_metadata"] == "python"  # the checks: the python executor
 assert run_by["unpack_trivial"] is None and run_by["python_return"] is None  # no executor at all
+
+
+def x_check(prologue):
+    """The prologue's check of x."""
+    return next(bsym for bsym in prologue.bound_symbols
+                if bsym.sym.name == "check_tensor_shape_and_metadata" and bsym.args[0].name == "x")
+
+
+jfn_rg = thunder.jit(fn)
+jfn_rg(x, y)
+jfn_rg(x.clone().requires_grad_(), y)  # the same shapes, but x requires grad
+print("x, then x requiring grad:", "hits:", thunder.cache_hits(jfn_rg), "misses:", thunder.cache_misses(jfn_rg))
+print("the new entry checks:", x_check(thunder.last_prologue_traces(jfn_rg)[0]).python(indent=0, print_depth=1)[0])
+assert (thunder.cache_hits(jfn_rg), thunder.cache_misses(jfn_rg)) == (0, 2)  # requires_grad=True: a miss
+assert x_check(prologue_traces[0]).args[-1] is False  # the last value checked: x.requires_grad
+assert x_check(thunder.last_prologue_traces(jfn_rg)[0]).args[-1] is True
 # --8<-- [end:prologue]
 
 # --8<-- [start:epilogue]

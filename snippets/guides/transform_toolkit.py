@@ -105,6 +105,36 @@ assert not any(b.sym.id == "torch.sin" for b in inlined.bound_symbols)
 assert [b.sym.name for b in before.bound_symbols[4:6]] == ["comment", "mul"]
 assert before.bound_symbols[4].args[0] == "next: mul"
 assert all(b is c for b, c in zip(dropped.bound_symbols, trc.bound_symbols, strict=True))
+
+from thunder.dev_utils.check_trace import check_trace  # noqa: E402
+
+
+def cos_of_result(bsym):
+    """Replace the return: nothing reads its output, so the new lines may make new proxies."""
+    if bsym.sym.id != prims.PrimIDs.RETURN:
+        return VISIT_TYPE.NO_OP
+    result = bsym.args[0]
+    (out,) = result["output"]
+    prims.python_return({"output": (ltorch.cos(out),), "flat_args": result["flat_args"]})
+    return VISIT_TYPE.REPLACE
+
+
+class CosOfResult(thunder.Transform):
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        return prologue_trc, visitor_transform(computation_trc, cos_of_result, provenance="Cos of result"), epilogue_trc
+
+
+recosed = visitor_transform(trc, cos_of_result, provenance="Cos of result")
+print("Cos of result, its last two lines:")
+print("\n".join(recosed.python(print_depth=1).splitlines()[-2:]))
+check_trace(recosed)  # passes: no kept line reads an output of the old return
+jcos = thunder.jit(fn, transforms=[CosOfResult()], debug_options=thunder.DebugOptions(check_traces=True))
+torch.testing.assert_close(jcos(x, w), torch.cos(fn(x, w)))
+new_cos = next(b for b in recosed.bound_symbols if b.sym.id == "torch.cos")
+old_outputs = {p.name for b in trc.bound_symbols for p in b.flat_proxy_outs}
+assert new_cos.output.name not in old_outputs  # a new output proxy...
+assert recosed.bound_symbols[-1].args[0]["output"][0] is new_cos.output  # ...that the new return reads
+assert [b.sym.id for b in recosed.bound_symbols].count(prims.PrimIDs.RETURN) == 1  # the old return is gone
 # --8<-- [end:visitor-replace]
 
 # --8<-- [start:producers-consumers]
@@ -268,6 +298,15 @@ try:
 except AssertionError as e:
     sub_error = e
 assert str(sub_error).startswith("unknown proxy stray is used in")
+
+w_proxy = trc.args[1]  # made by an earlier line (its unpack_trivial), but not read by the sin line
+try:
+    check_trace_module.check_trace(with_sin_subsymbols(trc, [sin_line.subsymbols[0].from_bsym(args=(w_proxy,))]))
+except AssertionError as e:
+    not_its_argument = e
+print("AssertionError:", str(not_its_argument).split("  #")[0])
+assert str(not_its_argument).startswith("unknown proxy w is used in t1 = prims.sin(w)")
+assert w_proxy in producers(trc) and all(p is not w_proxy for p in sin_line.flat_proxy_args)
 inlined_sin = next(b for b in inlined.bound_symbols if b.sym.name == "sin")
 assert inlined_sin.sym.is_prim
 check_trace_module.check_trace(with_sin_subsymbols(inlined, [bad_sub]))  # prims.sin: not looked into

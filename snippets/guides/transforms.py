@@ -288,7 +288,20 @@ class CountCalls(thunder.Transform):
 count_calls = CountCalls()
 jfn = thunder.jit(fn, transforms=[count_calls])
 w_thunder = w.clone().requires_grad_()
-jfn(x, w_thunder).sum().backward()
+to_torch_types = thunder.transform_to_torch_types
+given_to_torch_types = []  # the traces that this pass after the hook is given
+
+
+def noting_to_torch_types(trc, **kwargs):
+    given_to_torch_types.append(trc)
+    return to_torch_types(trc, **kwargs)
+
+
+thunder.transform_to_torch_types = noting_to_torch_types
+try:
+    jfn(x, w_thunder).sum().backward()
+finally:
+    thunder.transform_to_torch_types = to_torch_types
 
 w_eager = w.clone().requires_grad_()
 fn(x, w_eager).sum().backward()
@@ -301,6 +314,8 @@ show_diff(backward[-2], backward[-1])
 
 assert count_calls.seen == ["forward", "backward"] and calls == {"forward": 1, "backward": 1}
 assert forward[-1].get_provenance().pss == backward[-1].get_provenance().pss == "Count calls"
+assert any(t is forward[-1] for t in given_to_torch_types)  # a pass after the hook, on the forward
+assert not any(TraceTag.BACKWARD in t.tags for t in given_to_torch_types)  # none on the backward
 # --8<-- [end:post-optimization]
 
 # --8<-- [start:cache-hit]
