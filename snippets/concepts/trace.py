@@ -154,6 +154,7 @@ def recording_from_trace(trace, *args, **kwargs):
 
 # Thunder's modules import from_trace by name: replace it in each of them while we compile fn again.
 modules = [m for name, m in list(sys.modules.items()) if name.startswith("thunder") and getattr(m, "from_trace", None) is from_trace]
+assert len(modules) > 1  # several of Thunder's modules hold their own reference to it
 for m in modules:
     m.from_trace = recording_from_trace
 try:
