@@ -163,6 +163,25 @@ print(noted)
 assert noted.sym is mul.sym and noted.args is mul.args and noted.output is mul.output
 assert len(noted.python(indent=0, print_depth=1)) == 2  # with print_depth=1: the header line, then the call
 assert noted.python(indent=0, print_depth=1)[0] == "# z doubled"  # the bound symbol prints its header itself
+
+# After copying, from_bsym runs the symbol's bind postprocessing, which may override a field you named.
+unpack = first.bound_symbols[0]  # the line that unpacks x: its postprocessing empties args
+executor_add = last.bound_symbols[2]  # the torch executor's add: its postprocessing resets _call_ctx
+print("unpack_trivial with args=(x,):  args", unpack.from_bsym(args=(unpack.output,)).args)
+print("torch executor's add with a _call_ctx:", executor_add.from_bsym(_call_ctx={"f": print})._call_ctx)
+
+assert unpack.sym.name == "unpack_trivial" and unpack.from_bsym(args=(unpack.output,)).args == ()
+assert executor_add.sym.executor is not None and executor_add.from_bsym(_call_ctx={"f": print})._call_ctx is None
+assert mul.sym._bind_postprocess is None and mul.from_bsym(args=(z, 3)).args == (z, 3)  # most symbols: as named
+
+from thunder.core import prims
+from thunder.core.symbol import Symbol
+
+with_postprocess = sorted(s.name for s in vars(prims).values() if isinstance(s, Symbol) and s._bind_postprocess)
+assert with_postprocess == ["unpack_cache_info", "unpack_function_obj", "unpack_trivial"]  # three prims, all unpacks
+numbered = mul.from_bsym()
+numbered._line_no = 7
+assert numbered.from_bsym()._line_no is None  # the internal line number is not copied
 # --8<-- [end:from-bsym]
 
 # --8<-- [start:swap]

@@ -126,6 +126,34 @@ print("the torch executor's add:", inspect.signature(executor_add.meta))
 assert str(inspect.signature(executor_add.meta)) == "(*args, **kwargs)"
 assert {"clamp", "gelu", "matmul", "relu", "where"} <= ltorch_symbols
 assert not isinstance(ltorch.softmax, Symbol) and softmax_syms == [ltorch._softmax]
+
+# 4. Most symbols of thunder.torch are fallbacks that Thunder registered automatically: prims whose meta takes anything.
+from thunder.core.prims import OpTags
+
+takes_anything = {n for n in ltorch_symbols if str(inspect.signature(getattr(ltorch, n).meta)) == "(*args, **kwargs)"}
+ltorch_prims = {n for n in ltorch_symbols if getattr(ltorch, n).is_prim}
+auto_registered = {n for n in ltorch_symbols if OpTags.AUTO_REGISTERED in (getattr(ltorch, n).tags or ())}
+print(len(takes_anything), "of the", len(ltorch_symbols), "have a meta that takes (*args, **kwargs), among them",
+      sorted(takes_anything & {"multiply", "subtract", "mul", "sub"}))
+print(len(ltorch_prims), "are prims; the prims that are not fallbacks:", sorted(ltorch_prims - takes_anything))
+jsub = thunder.jit(lambda x, y: (torch.subtract(x, y), torch.sub(x, y)))
+jsub(a, b)
+subtract_line, sub_line = thunder.last_traces(jsub)[0].bound_symbols[2:4]
+print(subtract_line, sub_line, sep="\n")
+
+assert takes_anything == auto_registered and takes_anything < ltorch_prims  # every fallback is a prim
+assert {"multiply", "subtract"} <= takes_anything and not {"add", "mul", "sub", "gelu"} & ltorch_prims
+assert 2 * len(takes_anything) > len(ltorch_symbols)  # most of them
+assert subtract_line.sym is ltorch.subtract and subtract_line.kwargs == {} and subtract_line.subsymbols == []
+assert sub_line.sym is ltorch.sub and sub_line.kwargs == {"alpha": 1} and sub_line.subsymbols
+hand_made = ltorch_symbols - takes_anything
+assert 2 * len(ltorch_prims & hand_made) < len(hand_made)  # few of those defined by hand are prims
+executor_multiply = torch_executor.implmap[ltorch.multiply.id].symbol  # how the torch executor runs the fallback
+assert executor_multiply.module is torch and executor_multiply.name == "multiply"  # it calls torch.multiply
+for n in takes_anything:  # each fallback: the torch executor's symbol calls the PyTorch function of that name
+    op = torch_executor.implmap[getattr(ltorch, n).id].symbol
+    assert (op.module is torch.Tensor or op.module.__name__.startswith("torch")) and op.name == n
+    assert callable(getattr(op.module, n))
 # --8<-- [end:find]
 
 # --8<-- [start:fields]
@@ -159,6 +187,12 @@ print("a Symbol as meta:", len(with_symbol_meta), "of the", len(executor_syms), 
       "| the add's meta is ltorch.add:", executor_add.meta is ltorch.add)
 
 assert all(isinstance(s.meta, types.FunctionType) for s in ltorch_and_prims)  # every one of them
+
+fallback_meta = ltorch.multiply.meta  # the meta of an automatically registered fallback
+print("the meta of ltorch.multiply:", fallback_meta.__qualname__, "| runs PyTorch on fake tensors:",
+      "FakeTensorMode()" in inspect.getsource(fallback_meta))
+assert all(getattr(ltorch, n).meta.__qualname__ == "meta_adaptor.<locals>.meta_func" for n in takes_anything)
+assert "with FakeTensorMode():" in inspect.getsource(fallback_meta)
 assert executor_add.meta is ltorch.add and with_symbol_meta and not isinstance(executor_add.meta, types.FunctionType)
 assert all(str(inspect.signature(s.meta)) == "(*args, **kwargs)" for s in with_symbol_meta)  # each of them
 # --8<-- [end:fields]

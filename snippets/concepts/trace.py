@@ -140,6 +140,65 @@ print(copy.python().splitlines()[0])
 assert copy.bound_symbols is not last.bound_symbols
 # --8<-- [end:from-trace]
 
+# --8<-- [start:copied-from]
+import sys
+
+copies = []  # (old, new) for each call of from_trace
+
+
+def recording_from_trace(trace, *args, **kwargs):
+    new = from_trace(trace, *args, **kwargs)
+    copies.append((trace, new))  # keeps both alive, so no id is reused
+    return new
+
+
+# Thunder's modules import from_trace by name: replace it in each of them while we compile fn again.
+modules = [m for name, m in list(sys.modules.items()) if name.startswith("thunder") and getattr(m, "from_trace", None) is from_trace]
+assert len(modules) > 1  # several of Thunder's modules hold their own reference to it
+for m in modules:
+    m.from_trace = recording_from_trace
+try:
+    jfn_again = thunder.jit(fn)
+    jfn_again(x, y)
+finally:
+    for m in modules:
+        m.from_trace = from_trace
+
+listed = thunder.last_traces(jfn_again)
+made_from = {id(new): old for old, new in copies}
+
+
+def copied_from(trc):
+    """The index of the listed trace that trc was copied from, and how many unlisted copies lie between."""
+    hops, old = 0, made_from[id(trc)]
+    while not any(old is t for t in listed):
+        hops, old = hops + 1, made_from[id(old)]
+    return next(i for i, t in enumerate(listed) if t is old), hops
+
+
+for i, trc in enumerate(listed[1:], start=1):
+    if trc is listed[i - 1]:
+        print(f"traces[{i}] is traces[{i - 1}]")
+        continue
+    origin, hops = copied_from(trc)
+    print(f"traces[{i}] copied from traces[{origin}]" + (f" through {hops} copies not in the list" if hops else ""))
+
+assert [pass_name(t) for t in listed] == [pass_name(t) for t in traces]  # the same passes as for jfn
+assert listed[5] is listed[4] and all(copied_from(listed[i]) == (i - 1, 0) for i in (1, 2, 3))
+assert copied_from(listed[6]) == (4, 0)  # from traces[4], which is traces[5]
+origin, hops = copied_from(listed[4])
+assert origin == 3 and hops > 0  # traces[4] comes from traces[3], but through unlisted copies
+
+between = []  # the unlisted copies from traces[3] to traces[4], newest first
+old = made_from[id(listed[4])]
+while old is not listed[3]:
+    between.append(old)
+    old = made_from[id(old)]
+print("from traces[3] to traces[4]:", [pass_name(t) for t in reversed(between)])
+assert len(between) == hops and "Transform for execution" in [pass_name(t) for t in between]
+assert all(t.names is listed[0].names for t in listed)
+# --8<-- [end:copied-from]
+
 # --8<-- [start:shared]
 import thunder.torch as ltorch
 from thunder.core import prims

@@ -98,6 +98,21 @@ assert log[11:] == [
 ]
 assert len(hooks) == 5 and "reverse_transform_state_dict_for_submodule" in hooks
 
+# A submodule without parameters or buffers gets no state-dict call, either way.
+log_relu = []
+relu_model = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))
+trelu = thunder.jit(relu_model, transforms=[Recorder("A", log_relu)])
+trelu.load_original_state_dict(relu_model.state_dict())
+trelu.original_state_dict()
+print("Linear, ReLU, Linear:", [entry.removeprefix("A.") for entry in log_relu[1:]])
+
+assert log_relu[1:] == [
+    "A.transform_state_dict_for_submodule('0')",
+    "A.transform_state_dict_for_submodule('2')",
+    "A.reverse_transform_state_dict_for_submodule('0')",
+    "A.reverse_transform_state_dict_for_submodule('2')",  # none for '1', the ReLU, nor for '', the Sequential
+]
+
 import thunder.core.transforms
 
 # thunder.jit's docstring names thunder.core.transforms.Transform: an import of the class there.
