@@ -216,14 +216,14 @@ torch.testing.assert_close(w.grad, w_ref.grad)
 # --8<-- [end:checkpoint-output]
 
 # --8<-- [start:joint-map]
-
 joint = next(
     t for t in thunder.last_traces(j_plain) if str(t.get_provenance()).startswith("# Constructed by Grad transform pass")
 )
 for b in joint.bound_symbols:
     if b.sym.name not in ("unpack_trivial", "python_return"):
         side = "backward" if BoundSymbolTag.BACKWARD in b.tags else "forward "
-        print(side, f"{b.sym.name:10}", "source line:", b.source_positions.lineno if b.source_positions else None)
+        # Whether a line has a source position (its number depends on where the code runs: file or notebook cell)
+        print(side, f"{b.sym.name:10}", "source line:", "yes" if b.source_positions else None)
 
 backward_lines = [b for b in joint.bound_symbols if BoundSymbolTag.BACKWARD in b.tags]
 assert backward_lines and all(b.source_positions is None for b in backward_lines)
