@@ -216,6 +216,26 @@ assert asked.count("tanh") > 1  # asked more than once for the same line: keep a
 assert "my_gelu(t, approximate='tanh')" in str(thunder.last_traces(jk)[-1])
 assert "torch.nn.functional.gelu(t, approximate='none')" in str(thunder.last_traces(jk)[-1])
 
+# like=ltorch.gelu makes the Symbol ltorch.gelu my_gelu's meta: its signature is (*args, **kwargs),
+# so my_gelu's bound symbols keep their arguments as passed, with no defaults filled in.
+print("my_gelu's meta:", my_gelu.meta is ltorch.gelu, "| its signature:", inspect.signature(my_gelu.meta))
+assert my_gelu.meta is ltorch.gelu and str(inspect.signature(my_gelu.meta)) == "(*args, **kwargs)"
+line = next(b for b in thunder.last_traces(jk)[-1].bound_symbols if b.sym is my_gelu)
+assert line.kwargs == {"approximate": "tanh"}  # as gelu_to_my_gelu passed it: by keyword
+gelu_meta = gex.register_operator("my_gelu_meta", like=ltorch.gelu.meta, fn=gelu_impl)  # a plain function
+
+
+def recorded_alone(op):  # op(t) in a jitted function: its bound symbol as recorded
+    jop = thunder.jit(lambda t: op(t), executors=[gex])
+    torch.testing.assert_close(jop(x), F.gelu(x))
+    direct = next(b for b in thunder.last_traces(jop)[0].bound_symbols if b.sym is op)
+    print(f"{op.name}(t) recorded: args", len(direct.args), "tensor, kwargs", direct.kwargs)
+    return direct
+
+
+assert recorded_alone(my_gelu).kwargs == {}  # no approximate='none' filled in
+assert recorded_alone(gelu_meta).kwargs == {"approximate": "none"}  # like=ltorch.gelu.meta: normalized
+
 # A parameter that can be positional arrives positionally, even when the call names it:
 jl = thunder.jit(lambda t: F.leaky_relu(t, negative_slope=0.2))
 torch.testing.assert_close(jl(x), F.leaky_relu(x, negative_slope=0.2))
@@ -223,6 +243,14 @@ leaky = next(b for b in thunder.last_traces(jl)[0].bound_symbols if b.sym.name =
 print("ltorch.leaky_relu's signature:", inspect.signature(ltorch.leaky_relu.meta))
 print("F.leaky_relu(t, negative_slope=0.2) recorded: args", leaky.args, "kwargs", leaky.kwargs)
 assert leaky.args[1:] == (0.2, False) and leaky.kwargs == {}
+# An operator made with like=ltorch.leaky_relu (a Symbol) does not normalize: it keeps the keyword.
+my_leaky = gex.register_operator("my_leaky", like=ltorch.leaky_relu, fn=lambda a, negative_slope=0.01, inplace=False:
+                                 F.leaky_relu(a, negative_slope))
+jml = thunder.jit(lambda t: my_leaky(t, negative_slope=0.2), executors=[gex])
+torch.testing.assert_close(jml(x), F.leaky_relu(x, negative_slope=0.2))
+kept = next(b for b in thunder.last_traces(jml)[0].bound_symbols if b.sym is my_leaky)
+print("my_leaky(t, negative_slope=0.2) recorded: args", len(kept.args), "tensor, kwargs", kept.kwargs)
+assert len(kept.args) == 1 and kept.kwargs == {"negative_slope": 0.2}
 # --8<-- [end:keyword-arguments]
 
 # --8<-- [start:grad-transform]
