@@ -166,6 +166,17 @@ jitted_last = thunder.last_traces(jitted)[-1]  # the jitted my_add of the diff a
 not_claimed = [bsym.sym.name for bsym in jitted_last.bound_symbols if bsym.sym.executor is None]
 assert not_claimed == ["unpack_trivial", "unpack_trivial", "python_return"]  # the add is claimed
 assert prims.python_return.python_impl is not None and prims.unpack_trivial.python_impl is not None
+
+trc_sq, x, y = start_trace()  # ltorch.square: a symbol the torch executor does not claim
+with tracectx(trc_sq):
+    prims.python_return(ltorch.square(x))
+square = trc_sq.bound_symbols[0]
+assert not thunder.pytorch_executor.can_execute(square) and not square.sym.is_prim
+extrace_sq = transform_for_execution(trc_sq, executors_list=[thunder.pytorch_executor])
+assert [bsym.sym.id for bsym in square.subsymbols] == ["torch.mul"]
+assert [bsym.sym.name for bsym in extrace_sq.bound_symbols] == ["mul", "python_return"]  # its subsymbol, claimed
+assert extrace_sq.bound_symbols[0].sym.executor is thunder.pytorch_executor
+assert torch.equal(extrace_sq.python_callable()(a, b), a * a)
 # --8<-- [end:run]
 
 # --8<-- [start:check]
@@ -246,6 +257,24 @@ except AssertionError as error:
     shape_error = str(error)
     print("AssertionError:", shape_error.splitlines()[0])
 assert "recomputes to (3, 3, 3) incorrectly" in shape_error
+
+from thunder.core.symbol import Symbol  # noqa: E402
+
+
+def note_and_return(p):
+    rerun.append(p.name)
+    return p
+
+
+for name, skipped in (("noted", False), ("unpack_noted", True), ("pack_buffer", True)):
+    rerun = []  # what the check runs of a symbol that notes each call
+    trc_n, x, y = start_checked_trace()
+    with tracectx(trc_n):
+        x_copy = TensorProxy(like=x)
+        trc_n.bound_symbols.append(Symbol(name=name, meta=note_and_return, id=name).bind(x, output=x_copy))
+        prims.python_return(ltorch.add(x_copy, y))
+    check_trace(trc_n)
+    assert rerun == ([] if skipped else ["x"])  # skipped: a name starting with unpack, or pack_buffer
 # --8<-- [end:unpack]
 
 # --8<-- [start:del]

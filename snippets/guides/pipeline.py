@@ -36,6 +36,9 @@ def reused(before, after):
 
 print("bound symbols reused from the trace before:", [reused(traces[i - 1], traces[i]) for i in range(1, 7)])
 assert reused(traces[2], traces[3]) == 0  # Dead Code Elimination: new objects
+# traces[4] comes after two passes, and only the second is named; traces[5] comes after none
+assert traces[4].get_provenance().pss.startswith("Delete Last Used") and traces[5] is traces[4]
+assert not any("Transform for execution" in trc.get_provenance().pss for trc in traces[1:])
 # --8<-- [end:list]
 
 # --8<-- [start:first]
@@ -113,6 +116,18 @@ assert not any(bsym.sym.name == "python_del" for bsym in traces[4].bound_symbols
 no_executor = [bsym.sym.name for bsym in traces[4].bound_symbols if bsym.sym.executor is None]
 print("lines with no executor:", no_executor)
 assert no_executor == ["unpack_trivial", "unpack_trivial", "python_return"]
+
+
+def square(x):
+    return torch.square(x)
+
+
+jsquare = thunder.jit(square, executors=[thunder.pytorch_executor])
+assert torch.equal(jsquare(x), square(x))
+sq = next(bsym for bsym in thunder.last_traces(jsquare)[3].bound_symbols if bsym.sym.name == "square")
+assert not thunder.pytorch_executor.can_execute(sq) and [b.sym.id for b in sq.subsymbols] == ["torch.mul"]
+ran = [bsym.sym.name for bsym in thunder.last_traces(jsquare)[-1].bound_symbols]
+assert "square" not in ran and "mul" in ran  # the unclaimed square was replaced by its mul subsymbol
 # --8<-- [end:pass-4]
 
 # --8<-- [start:pass-5]

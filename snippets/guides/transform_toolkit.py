@@ -164,18 +164,26 @@ def is_mul_by_one(bsym):
     )
 
 
-def remove_mul_by_one(trc):
+def written_in_place(proxy, read_by):
+    # the hook's trace passes a tensor that is written in place through prims.update_aliases
+    return any(
+        r.sym.id == prims.PrimIDs.UPDATE_ALIASES or prims.OpTags.IN_PLACE in (r.sym.tags or ())
+        for r in read_by.get(proxy, [])
+    )
+
+
+def remove_mul_by_one(trc, check_in_place=True):
     read_by = consumers(trc)
     swap_map = {}  # variableified output of x * 1 -> x
     rewire = set()  # ids of the bound symbols that read such an output
     for bsym in trc.bound_symbols:
-        if is_mul_by_one(bsym):
+        if is_mul_by_one(bsym) and not (check_in_place and written_in_place(bsym.output, read_by)):
             swap_map[variableify(bsym.output)] = bsym.args[0]
             rewire.update(id(reader) for reader in read_by.get(bsym.output, []))
 
     new = from_trace(trc)
     for bsym in trc.bound_symbols:
-        if is_mul_by_one(bsym):
+        if is_mul_by_one(bsym) and variableify(bsym.output) in swap_map:
             continue  # drop the line
         if id(bsym) in rewire:
             bsym = bsym.from_bsym_swap_proxies(swap_map)  # read x instead
@@ -185,8 +193,11 @@ def remove_mul_by_one(trc):
 
 
 class RemoveMulByOne(thunder.Transform):
+    def __init__(self, check_in_place=True):
+        self.check_in_place = check_in_place
+
     def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
-        return prologue_trc, remove_mul_by_one(computation_trc), epilogue_trc
+        return prologue_trc, remove_mul_by_one(computation_trc, self.check_in_place), epilogue_trc
 
 
 jfn = thunder.jit(fn, transforms=[RemoveMulByOne()])
@@ -212,6 +223,38 @@ jints = thunder.jit(times_one_point_oh, transforms=[RemoveMulByOne()])
 assert times_one_point_oh(ints).dtype == torch.float32 != ints.dtype
 assert jints(ints).dtype == torch.float32  # the dtype check kept that mul
 assert any(b.sym.name == "mul" for b in thunder.last_traces(jints)[-1].bound_symbols)
+
+
+def add_one_in_place(x):
+    y = x * 1  # a new tensor...
+    y.add_(1)  # ...so this write leaves x alone
+    return y
+
+
+def add_one_through_a_view(x):
+    y = x * 1
+    y.view(-1).add_(1)
+    return y
+
+
+for f in (add_one_in_place, add_one_through_a_view):
+    x0 = torch.zeros(3)
+    out = thunder.jit(f, transforms=[RemoveMulByOne()])(x0)
+    assert out.tolist() == [1.0, 1.0, 1.0] and x0.tolist() == [0.0, 0.0, 0.0]  # x0 unchanged, as in eager
+    assert f(x0).tolist() == [1.0, 1.0, 1.0] and x0.tolist() == [0.0, 0.0, 0.0]
+    jf = thunder.jit(f)
+    jf(x0)
+    received = thunder.last_traces(jf)[3]  # for these functions, what the hook receives
+    assert received.get_provenance().pss == "Update aliases for in-place ops"
+    y_f = next(b.output for b in received.bound_symbols if b.sym.id == "torch.mul")
+    assert [b.sym.id for b in consumers(received)[y_f]] == [prims.PrimIDs.UPDATE_ALIASES]
+    assert written_in_place(y_f, consumers(received)) and len(remove_mul_by_one(received).bound_symbols) == len(
+        received.bound_symbols
+    )
+
+x0 = torch.zeros(3)  # without the in-place check, the write lands in the caller's tensor
+thunder.jit(add_one_in_place, transforms=[RemoveMulByOne(check_in_place=False)])(x0)
+assert x0.tolist() == [1.0, 1.0, 1.0]  # eager PyTorch leaves it [0, 0, 0]
 # --8<-- [end:remove-mul-by-one]
 
 # --8<-- [start:check-traces]
