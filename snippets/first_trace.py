@@ -25,7 +25,7 @@ print(result.shape)
 
 # --8<-- [start:last-trace]
 traces = thunder.last_traces(jfn)
-trc = traces[-1]  # the trace that actually ran
+trc = traces[-1]  # the program that runs, in the copy Thunder compiles
 print(trc)
 
 assert traces[4] is traces[5]  # one trace object, listed twice
@@ -128,6 +128,9 @@ assert ltorch_add.sym.module is thunder.torch and str(ltorch_add).startswith("t7
 assert add.output.name == "t7" and add.kwargs == {"alpha": 1}
 assert ltorch_add.sym.id == "torch.add" and not ltorch_add.sym.is_prim
 assert all(sub.sym.is_prim for sub in ltorch_add.subsymbols)
+assert all(t.names is traces[0].names for t in traces)  # one set of names for the pipeline
+assert all(a.name_ctr <= b.name_ctr for a, b in zip(traces, traces[1:]))  # each copies the counter
+assert {f"t{i}" for i in range(7)} <= trc.names  # the numbers skipped were taken, not unused
 # --8<-- [end:add-line]
 
 # --8<-- [start:depth]

@@ -203,6 +203,19 @@ torch.testing.assert_close(jres([a, b, c]), a + b + c)
 sums = [bb.output.name for bb in thunder.last_traces(jres)[0].bound_symbols if bb.sym.name == "add"]
 print("with `res = out; return res`, the sums are named", sums)
 assert sums == ["t0", "res"]  # a later free local still renames it
+
+
+def reserved(x):
+    obj = x * 2  # fn and obj are names Thunder reserves: they rename no proxy
+    fn = obj + 1
+    return fn
+
+
+jreserved = thunder.jit(reserved)
+torch.testing.assert_close(jreserved(a), reserved(a))
+outs = [bb.output.name for bb in thunder.last_traces(jreserved)[0].bound_symbols if bb.sym.name in ("mul", "add")]
+print("stored in `obj` and `fn`, the products are named", outs)
+assert outs == ["t0", "t1"] and not {"obj", "fn"} & thunder.last_traces(jreserved)[0].names
 # --8<-- [end:renamed]
 
 # --8<-- [start:tensor-metadata]
@@ -239,6 +252,12 @@ with tracectx(TraceCtx()):  # weak: a 0-d float64 tensor does not make the produ
     product = thunder.torch.mul(weight, TensorProxy(like=weight, shape=(), dtype=thunder.dtypes.float64))
 print("f32[3, 4] times a 0-d f64 tensor:", product.dtype)
 assert product.dtype == thunder.dtypes.float32
+with tracectx(TraceCtx()):  # of a higher kind, it does decide: int32 times a 0-d float64 tensor
+    ints = TensorProxy(like=weight, dtype=thunder.dtypes.int32)
+    by_tensor = thunder.torch.mul(ints, TensorProxy(like=weight, shape=(), dtype=thunder.dtypes.float64))
+    by_float = thunder.torch.mul(ints, 2.5)
+print("i32[3, 4] times a 0-d f64 tensor:", by_tensor.dtype, "| times 2.5:", by_float.dtype)
+assert by_tensor.dtype == thunder.dtypes.float64 and by_float.dtype == thunder.dtypes.float32
 try:
     weight == weight  # noqa: B015 - == on proxies calls Thunder's eq symbol
 except NotImplementedError as e:

@@ -54,6 +54,25 @@ assert numbers == list(range(len(made)))  # one counter for every prefix
 assert [p.name[0] for p in made] == ["t", "i", "i", "f", "C"]
 assert made[2].prefix == "b"  # the property says b, but the name was made with i
 assert made[2].type_string() == "bool True"  # what a printed annotation shows
+
+from thunder.core.proxies import DictProxy, ListProxy, TupleProxy
+from thunder.core.trace import from_trace
+
+with tracectx(TraceCtx()):  # proxy() of a container is not a CollectionProxy
+    containers = [proxy([1, 2]), proxy((1, 2)), proxy({"a": 1})]
+for p in containers:
+    print(f"{type(p).__name__:16} {p.name}")
+assert [type(p) for p in containers] == [ListProxy, TupleProxy, DictProxy]
+assert not any(isinstance(p, CollectionProxy) for p in containers)
+
+taken = TraceCtx()
+taken.names.add("t1")  # a name already taken: the counter goes past it
+with tracectx(taken):
+    skipped = [proxy(torch.ones(1)).name for _ in range(2)]
+copy = from_trace(taken)  # what a pass does: the counter is copied, the set is shared
+with tracectx(copy):
+    skipped.append(proxy(torch.ones(1)).name)
+assert skipped == ["t0", "t2", "t3"] and copy.names is taken.names
 # --8<-- [end:kinds]
 
 # --8<-- [start:names]

@@ -151,6 +151,13 @@ assert [b.sym.name for b in read_by[y]] == ["sin", "add"]
 assert made_by[trc.args[0]].sym.id == prims.PrimIDs.UNPACK_TRIVIAL
 assert [b.sym.name for b in read_by[trc.args[0]]] == ["mul", "python_return"]
 assert "y" in made_by._dict and not any(isinstance(k, TensorProxy) for k in made_by._dict)  # stored by name
+skipped_ids = (prims.PrimIDs.RETURN, prims.PrimIDs.COMMENT, prims.PrimIDs.PRINT)
+assert set(made_by._dict) == {p.name for b in trc.bound_symbols if b.sym.id not in skipped_ids
+                              for p in b.flat_proxy_outs}  # only what top-level lines output
+assert set(read_by._dict) == {p.name for b in trc.bound_symbols if b.sym.id != prims.PrimIDs.UNPACK_TRIVIAL
+                              for p in b.flat_proxy_args}  # only what top-level lines read
+result_proxy = trc.bound_symbols[-1].args[0]["output"][0]
+assert result_proxy not in consumers(trc.bound_symbols[:-1])  # without the return, nothing reads it: no key
 # --8<-- [end:producers-consumers]
 
 # --8<-- [start:remove-mul-by-one]

@@ -8,6 +8,7 @@ import torch
 
 import thunder
 import thunder.torch as ltorch
+from thunder.core.module import ThunderModule
 from thunder.core.proxies import TensorProxy, variableify
 from thunder.core.trace import TraceProvenance, from_trace, tracectx
 from thunder.core.transforms import TraceTag, insert_inplace, replace_inplace
@@ -43,9 +44,11 @@ class Recorder(thunder.Transform):
         self.name, self.log = name, log
 
     def transform_module(self, model):
+        assert isinstance(model, ThunderModule)  # the module thunder.jit returns, not a trace
         self.log.append(f"{self.name}.transform_module")
 
     def transform_state_dict_for_submodule(self, model, submodule_name, state_dict):
+        assert isinstance(model, ThunderModule) and isinstance(state_dict, dict)
         self.log.append(f"{self.name}.transform_state_dict_for_submodule({submodule_name!r})")
         return state_dict
 
