@@ -111,7 +111,7 @@ def pytest_terminal_summary(terminalreporter):
         for line in weight_table(dict(sorted(REPORTS["weights"].items()))):
             terminalreporter.write_line(line)
         terminalreporter.write_line("gzip: what the same files weigh gzip-compressed, as most hosts send them; "
-                                    "a page above 240,000 bytes gzip fails its test (tests/browser/test_pages_in_browser.py, WEIGHT_LIMIT)")
+                                    "a page above 240,000 bytes gzip fails its test (WEIGHT_LIMIT)")
 
 
 # -- throwaway sites ------------------------------------------------------------------------------
