@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from thunder_docs.page.capture import kernel_setup_code
-from thunder_docs.shared.files import digest, write_atomic
+from thunder_docs.shared.files import code_digest, digest, write_atomic
 from thunder_docs.shared.trace_map import TraceMap
 
 NB_DIR = "notebooks"
@@ -29,7 +29,8 @@ class NotebookError(Exception):
 
 
 def notebook_key(source: bytes, context: dict) -> str:
-    return digest("notebook", json.dumps(context, sort_keys=True), source)
+    """The notebook, everything its outputs depend on (context), and the code that executes it."""
+    return digest("notebook", json.dumps(context, sort_keys=True), code_digest("plugins/exec/notebooks.py"), source)
 
 
 def executed_copy(path: Path, shown: str, root: Path, cache_dir: Path, context: dict,
@@ -57,8 +58,10 @@ def execute(path: Path, shown: str, root: Path, timeout: float) -> tuple[str, st
     with (tempfile.TemporaryDirectory(prefix="thunder-docs-nb-") as tmp, tempfile.TemporaryFile() as stderr):
         # Unix sockets in a private folder, not TCP: nothing listens on the network.
         kernel = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(tmp, "kernel"))
+        # coalesce_streams: a cell's standard output is one stream output however the kernel sent
+        # it (under load a cell's print can arrive in two messages), so its trace map matches it.
         client = NotebookClient(notebook, km=kernel, timeout=timeout, allow_errors=False, record_timing=False,
-                                resources={"metadata": {"path": str(root)}})
+                                coalesce_streams=True, resources={"metadata": {"path": str(root)}})
         maps = Path(tmp) / "traces.jsonl"
 
         async def record_traces(notebook):
