@@ -160,3 +160,30 @@ def _running(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+def test_a_page_process_that_dies_before_it_is_ready_is_named():
+    """The pipe closes before the page's process says it is ready (it died importing what every
+    page preloads): the error names the page, the first section and the exit code, not EOFError."""
+    from thunder_docs.plugins.exec.runner import ExecutionError, PageJob, Runner
+    from thunder_docs.shared.sections import Section
+
+    class ClosedPipe:
+        def poll(self, timeout):
+            return True
+
+        def recv(self):
+            raise EOFError
+
+    class DeadProcess:
+        exitcode = 3
+
+        def join(self):
+            pass
+
+    section = Section(name="fine", path="snippets/page.py", start_line=2, code="x = 1\n")
+    job = PageJob(page="docs/page.md", sections=[section], timeout=5, max_output_chars=1000)
+    with pytest.raises(ExecutionError) as raised:
+        Runner(Path("."))._ready(job, ClosedPipe(), DeadProcess())
+    assert str(raised.value) == ("docs/page.md: section 'fine' failed at snippets/page.py:2: "
+                                 "the worker process died before it was ready (exit code 3)")

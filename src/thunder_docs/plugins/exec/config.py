@@ -33,8 +33,8 @@ class ExecConfig(base.Config):
     """Accept this build's output as the approved output instead of comparing. Default: off."""
     approved_dir = c.Type(str, default="snippets/approved")
     """Where approved outputs live (``<device>/<page>.txt``), relative to ``mkdocs.yml``. Default: ``snippets/approved``."""
-    stderr_log = c.Type(str, default=".cache/thunder-docs/stderr.log")
+    stderr_log = c.Type(str, default="")
     """Where what executed code wrote to stderr goes (the build log gets a line per page). Default:
-    ``.cache/thunder-docs/stderr.log``."""
+    ``stderr.log`` in ``cache_dir``."""
     stats_file = c.Optional(c.Type(str))
     """Write the build's execution statistics (JSON) to this file, for the benchmark. Default: unset."""

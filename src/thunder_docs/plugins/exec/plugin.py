@@ -84,7 +84,7 @@ class ExecPlugin(BasePlugin[ExecConfig]):
         execution = Execution(self.site, self.runner, OutputCache(self.root / self.config.cache_dir),
                               self.machine, self.config.cache, self.config.jobs, float(self.config.timeout),
                               self.config.max_output_chars, self.stats.runs,
-                              StderrLog(self.root / self.config.stderr_log, self.root))
+                              StderrLog(self.root / (self.config.stderr_log or f"{self.config.cache_dir}/stderr.log"), self.root))
         # Notebooks run in their own kernel, alongside the pages' workers.
         with ThreadPoolExecutor(max_workers=1) as pool:
             notebooks = pool.submit(execution.notebooks)

@@ -134,7 +134,12 @@ class Runner:
         if not receive.poll(job.timeout):
             _end(process)
             raise ExecutionError(job.page, job.sections[0], "the worker process did not start")
-        ready: Ready = receive.recv()
+        try:
+            ready: Ready = receive.recv()
+        except EOFError:  # it died while importing what every page preloads
+            process.join()
+            raise ExecutionError(job.page, job.sections[0],
+                                 f"the worker process died before it was ready (exit code {process.exitcode})") from None
         for warning in ready.preload_warnings:
             log.debug("while importing %s: %s", ", ".join(self.preload), warning)
         return ready
