@@ -74,6 +74,26 @@ SCRIPTS = {
         cfn = thunderfx(fn)
         cfn(torch.randn(8))
     """,
+    "declined": """
+        import torch
+        import thunder
+        from thunder.extend import OperatorExecutor, register_executor
+
+        picky = OperatorExecutor("picky", version="0.1")
+        register_executor(picky)
+
+        def only_small(a):
+            return a.numel() < 3
+
+        sin = picky.register_operator("picky_sin", like=thunder.torch.sin, fn=torch.sin)
+        picky.register_implementation(thunder.torch.sin, sin, checker=only_small)
+
+        def f(a, b):
+            return torch.sin(a * b)
+
+        jf = thunder.jit(f, executors=[picky, *thunder.get_default_executors()])
+        jf(torch.ones(3), torch.ones(3))
+    """,
     "raises": """
         import torch
         import thunder
@@ -156,6 +176,18 @@ def test_a_thunderfx_split_gets_each_thunder_part_and_the_split_reason(pages):
     assert "ThunderFX graph 1, part thunder_0" in titles and "ThunderFX graph 1, part thunder_2" in titles
     assert "MISSING_OP_SUPPORT" in soup.get_text() and "inductor_1" in soup.get_text()
     assert_site_dom(soup)
+
+
+def test_each_line_says_which_executors_declined_it_and_why(pages):
+    """picky is asked first: it has no implementation of mul, and its checker declines sin for
+    3 elements; torch runs both lines."""
+    proc, soup = pages["declined"]
+    assert proc.returncode == 0, proc.stderr
+    table = next(t for t in soup.select("table") if "asked first, and declined" in t.get_text())
+    rows = {cells[1]: cells for cells in ([td.get_text() for td in tr.select("td")] for tr in table.select("tbody tr"))}
+    assert rows["mul"][2] == "torch" and "picky: no implementation of torch.mul is registered" in rows["mul"][4]
+    assert rows["sin"][2] == "torch" and "picky: its checker only_small returned False" in rows["sin"][4]
+    assert "torch:" not in rows["sin"][4]  # the executor that ran it did not decline it
 
 
 def test_a_script_that_raises_still_gets_its_page_and_fails(pages):

@@ -2,8 +2,10 @@
 
 ``thunder.jit`` is replaced, for the length of the run, by a function that calls it and notes
 what it returned; ``ThunderCompiler.__init__`` (the backend of ``thunderfx`` and of
-``torch.compile(backend=ThunderCompiler())``) notes each backend. Nothing else changes: the
-script gets what Thunder returns.
+``torch.compile(backend=ThunderCompiler())``) notes each backend. While Thunder picks an executor
+for each bound symbol (the operator-executor pass, ``thunder.executors.passes._transform_for_operator_executor_execution``),
+each executor's answer is noted too: which executors were asked and declined, and why. Nothing
+else changes: the script gets what Thunder returns, and each answer is the executor's own.
 """
 
 from __future__ import annotations
@@ -24,9 +26,26 @@ class Compiled:
 
 
 @dataclass
+class Asked:
+    """What one run of the operator-executor pass asked executors: for each bound symbol (by the
+    names it defines), the executors that declined it, in the order asked, with why."""
+
+    processor: Any  # the pass's processor: its trace (what it read) and env (old name -> new value)
+    declined: dict[tuple[str, ...], list[tuple[str, str]]] = field(default_factory=dict)
+
+    compilation: Any = None  # the compilation's list of computation traces, being made when asked
+
+    def renamed(self) -> dict[tuple[str, ...], list[tuple[str, str]]]:
+        """The answers keyed by the names the pass's output trace gives those outputs."""
+        env = getattr(self.processor, "env", {})
+        return {tuple(getattr(env.get(n), "name", n) for n in names): why for names, why in self.declined.items()}
+
+
+@dataclass
 class Collected:
     functions: list[Compiled] = field(default_factory=list)
     backends: list[Any] = field(default_factory=list)  # ThunderCompiler instances, in order
+    asked: list[Asked] = field(default_factory=list)
     progress: Callable[[str], None] = lambda message: None
 
     def fx_parts(self) -> set[int]:
@@ -65,9 +84,77 @@ def collecting(progress: Callable[[str], None]):
     noting_jit.__doc__, noting_jit.__name__ = jit.__doc__, jit.__name__
     thunder.jit, ThunderCompiler.__init__ = noting_jit, noting_init
     try:
-        yield found
+        with _noting_answers(found):
+            yield found
     finally:
         thunder.jit, ThunderCompiler.__init__ = jit, init
+
+
+@contextmanager
+def _noting_answers(found: Collected):
+    """Note each executor's answer that the operator-executor pass asks for (and only those: the
+    executors ask themselves too, e.g. ``can_fuse`` calls ``can_execute``)."""
+    from thunder.extend import FusionExecutor, OperatorExecutor
+
+    can_execute, can_fuse = OperatorExecutor.can_execute, FusionExecutor.can_fuse
+
+    def note(ex, bsym, answer: bool, why) -> bool:
+        caller = sys._getframe(2)
+        if answer or bsym.sym.executor is not None or caller.f_code.co_name != "process_bsym" or \
+                caller.f_globals.get("__name__") != "thunder.executors.passes":
+            return answer  # accepted; or a symbol an executor owns already (kept as it is); or not the pass
+        processor = caller.f_locals.get("self")
+        asked = next((a for a in reversed(found.asked) if a.processor is processor), None)
+        if asked is None:
+            found.asked.append(asked := Asked(processor, compilation=_compilation_being_made(caller)))
+        outputs = tuple(p.name for p in bsym.flat_proxy_outs)
+        if outputs:
+            reasons = asked.declined.setdefault(outputs, [])
+            if (entry := (ex.name, why())) not in reasons:
+                reasons.append(entry)
+        return answer
+
+    def noting_can_execute(self, bsym):
+        return note(self, bsym, can_execute(self, bsym), lambda: declined_by_operator(self, bsym))
+
+    def noting_can_fuse(self, bsym):
+        return note(self, bsym, can_fuse(self, bsym), lambda: declined_by_fusion(self, bsym, can_fuse))
+
+    OperatorExecutor.can_execute, FusionExecutor.can_fuse = noting_can_execute, noting_can_fuse
+    try:
+        yield
+    finally:
+        OperatorExecutor.can_execute, FusionExecutor.can_fuse = can_execute, can_fuse
+
+
+def _compilation_being_made(frame) -> Any:
+    """The list of computation traces that ``thunder.jit`` is filling while this frame runs (a
+    local of ``thunder.__init__``'s ``get_computation_and_inputs``; the cache entry keeps that
+    list). The forward and the backward are executed as one joint trace, so one list serves both."""
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "thunder" and "computation_traces" in frame.f_locals:
+            return frame.f_locals["computation_traces"]
+        frame = frame.f_back
+    return None
+
+
+def declined_by_operator(ex, bsym) -> str:
+    """Why an executor's ``can_execute`` answered False (``thunder.extend.Executor.can_execute``)."""
+    impl = ex.implmap.get(bsym.sym.id)
+    if impl is None:
+        return f"no implementation of {bsym.sym.id} is registered"
+    checker = getattr(impl.checker, "__qualname__", None) or repr(impl.checker)
+    return f"its checker {checker} returned False"
+
+
+def declined_by_fusion(ex, bsym, can_fuse) -> str:
+    """Why a fusion executor's ``can_fuse`` answered False (``thunder.extend.Executor.can_fuse``)."""
+    if bsym.sym.is_fusion:
+        return "it is a fusion already"
+    if not bsym.subsymbols:
+        return f"{declined_by_operator(ex, bsym)}, and it has no subsymbols"
+    first = next((sub for sub in bsym.subsymbols if not can_fuse(ex, sub)), None)
+    return f"it cannot fuse the subsymbol {first.sym.name}" if first is not None else "it cannot fuse a subsymbol"
 
 
 def _inside_thunder() -> bool:

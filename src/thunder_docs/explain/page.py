@@ -127,8 +127,9 @@ def compilation(c: Compilation, number: int, anchors: set[str]) -> str:
     out += [trace_block(b, anchors) for b in c.blocks]
     for which, rows in c.executed.items():
         out.append(f"<h4>Who runs each line of the {which} trace</h4>")
-        out.append(_table(["outputs", "symbol", "executor", "fusion members"],
-                          [[r.outputs, r.symbol, r.executor or "(none: Python)", ", ".join(r.members)] for r in rows]))
+        out.append(_table(["outputs", "symbol", "executor", "fusion members", "asked first, and declined"],
+                          [[r.outputs, r.symbol, r.executor or "(none: Python)", ", ".join(r.members),
+                            "; ".join(r.declined)] for r in rows]))
     if c.passes:
         out.append("<h4>Passes and their time</h4>")
         out.append(_table(["trace list", "pass", "milliseconds"],

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from thunder_docs.explain.collect import Collected
+from thunder_docs.explain.collect import Asked, Collected
 from thunder_docs.page.capture import Recorder
 from thunder_docs.page.normalize import normalize
 from thunder_docs.shared.trace_map import TraceMap
@@ -42,6 +42,7 @@ class Executed:
     symbol: str
     executor: str
     members: tuple[str, ...] = ()
+    declined: tuple[str, ...] = ()  # "executor: why", for each executor that was asked and declined
 
 
 @dataclass
@@ -121,18 +122,35 @@ def _passes(which: str, traces: list) -> list[tuple[str, str, int | None]]:
     return found
 
 
-def _executed(trc: Any) -> list[Executed]:
+def _executed(trc: Any, declined: dict[tuple[str, ...], list[tuple[str, str]]]) -> list[Executed]:
+    """Each line of a trace that runs, with the answers of the executors that declined what it
+    computes (for a fusion region, what its members compute)."""
     rows = []
     for bsym in trc.bound_symbols:
         sym = bsym.sym
         outputs = ", ".join(p.name for p in bsym.flat_proxy_outs) or "-"
         executor = getattr(sym.executor, "name", "") if sym.executor is not None else ""
-        members = tuple(sub.sym.name for sub in bsym.subsymbols) if getattr(sym, "is_fusion", False) else ()
-        rows.append(Executed(outputs, str(sym.id) if not isinstance(sym.id, str) else sym.id, executor, members))
+        fusion = getattr(sym, "is_fusion", False)
+        members = tuple(sub.sym.name for sub in bsym.subsymbols) if fusion else ()
+        asked = [bsym] + (list(bsym.subsymbols) if fusion else [])
+        answers = dict.fromkeys(f"{name}: {why}" for b in asked
+                                for name, why in declined.get(tuple(p.name for p in b.flat_proxy_outs), ()))
+        rows.append(Executed(outputs, str(sym.id) if not isinstance(sym.id, str) else sym.id, executor, members,
+                             tuple(answers)))
     return rows
 
 
-def _compilation(printer: _Printer, entry: Any, number: int) -> Compilation:
+def _declined(asked: list[Asked], computation_traces: list) -> dict[tuple[str, ...], list[tuple[str, str]]]:
+    """The executors' answers noted while Thunder made one compilation (by its computation traces)."""
+    found: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for entry in asked:
+        if entry.compilation is computation_traces:
+            for outputs, reasons in entry.renamed().items():
+                found.setdefault(outputs, []).extend(r for r in reasons if r not in found.get(outputs, ()))
+    return found
+
+
+def _compilation(printer: _Printer, entry: Any, number: int, asked: list[Asked]) -> Compilation:
     blocks = []
     # The traces that compute first (what a reader looks for), then the checks around them.
     lists = (("computation", entry.computation_traces), ("backward", entry.backward_traces),
@@ -143,15 +161,17 @@ def _compilation(printer: _Printer, entry: Any, number: int) -> Compilation:
             walk = traces if which in ("computation", "backward") else None
             blocks.append(printer.block(title, traces[-1], walk=walk))
     passes = [p for which, traces in lists if traces for p in _passes(which, traces)]
-    executed = {which: _executed(traces[-1]) for which, traces in lists if traces and which in ("computation", "backward")}
+    declined = _declined(asked, entry.computation_traces)
+    executed = {which: _executed(traces[-1], declined)
+                for which, traces in lists if traces and which in ("computation", "backward")}
     return Compilation(blocks, passes, executed)
 
 
-def _function(printer: _Printer, title: str, jfn: Any) -> Function:
+def _function(printer: _Printer, title: str, jfn: Any, asked: list[Asked]) -> Function:
     import thunder
 
     stats = thunder.compile_stats(jfn)
-    compilations = [_compilation(printer, entry, k + 1) for k, entry in enumerate(stats.interpreter_cache)]
+    compilations = [_compilation(printer, entry, k + 1, asked) for k, entry in enumerate(stats.interpreter_cache)]
     return Function(title, stats.calls, stats.cache_hits, stats.cache_misses, compilations)
 
 
@@ -184,7 +204,7 @@ def build(collected: Collected, root: Path, script: str, progress=lambda message
     work = [(f"{c.name} (thunder.jit)", c.jfn) for c in collected.functions if id(c.jfn) not in fx_parts] + parts
     for title, jfn in work:
         progress(f"reading the traces of {title}")
-        report.functions.append(_function(printer, title, jfn))
+        report.functions.append(_function(printer, title, jfn, collected.asked))
     report.sources = _sources(report, root)
     return report
 
