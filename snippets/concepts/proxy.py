@@ -153,6 +153,18 @@ never_printed = first.names - printed
 assert never_printed == set(renamed) | set(minted[0])  # every hidden name accounted for
 assert not set(minted[0]) & spy_printed and set(minted[1]) <= spy_printed
 assert len(minted) == 3 and minted[2] == []
+
+
+def twice(x, y):
+    z = x + y
+    z = z * 2  # z's name is taken by now: this proxy keeps its generated name
+    return z - 1
+
+
+jtwice = thunder.jit(twice)
+jtwice(x, y)
+twice_computation = str(thunder.last_traces(jtwice)[0])
+assert "z = ltorch.add(x, y" in twice_computation and re.search(r"t\d+ = ltorch.mul\(z, 2", twice_computation)
 # --8<-- [end:spy]
 
 # --8<-- [start:mistake-outside]

@@ -49,6 +49,11 @@ print("w1 unused: grad pass:", grad_pass_ran(jignore), "| backward traces:", len
 assert [p.name for p in thunder.last_traces(jignore)[0].args] == ["x"]  # only the inputs used
 assert not grad_pass_ran(jignore) and thunder.last_backward_traces(jignore) == [] and not ignored.requires_grad
 
+for reads_w1 in (lambda x, w1: x * w1.shape[0], lambda x, w1: x * (w1 > 0).sum()):  # its shape; a comparison
+    jreads = thunder.jit(reads_w1)
+    assert not jreads(x, w1).requires_grad
+    assert thunder.last_backward_traces(jreads) == []  # no backward: nothing differentiable reads w1
+
 jnograd = thunder.jit(fn)
 with torch.no_grad():
     under_no_grad = jnograd(x, w1, w2)

@@ -381,7 +381,7 @@ assert shapes == {n: tuple(p.shape) for n, p in make_model().named_parameters()}
 
 # --8<-- [start:out-of-order]
 class OutOfOrder(torch.nn.Module):
-    """Three layers, made in the order a, b, c and used in the order b, c, a."""
+    """Three layers, named a, b, c and used in the order b, c, a."""
 
     def __init__(self):
         super().__init__()
@@ -415,6 +415,21 @@ for b in ooo_fw.bound_symbols:
         assert ooo_between[b.output.name].count("linear") == 2  # layers b and c run between a's wait and a
     if b.sym.name == "torch_wait_prim_impl" and gathered[b.args[0].name].startswith("t_b_"):
         assert "linear" not in ooo_between[b.output.name]  # b's linear comes right after b's waits
+
+
+class MadeBackwards(OutOfOrder):
+    """The same layers, made in the order c, b, a."""
+
+    def __init__(self):
+        torch.nn.Module.__init__(self)
+        self.c, self.b, self.a = (torch.nn.Linear(4, 4) for _ in range(3))
+
+
+jback = thunder.compile(MadeBackwards(), recipe=Recipe(plugins=[FSDP(device=torch.device("cpu"))]))
+jback(torch.randn(2, 4))
+assert [n for n, _ in MadeBackwards().named_parameters()][:2] == ["c.weight", "c.bias"]
+# the inputs follow the parameters' names, not the order the layers were made in
+assert [p.name for p in thunder.last_traces(jback)[-1].bound_symbols[-1].args[0]["flat_args"]] == ooo_inputs
 # --8<-- [end:out-of-order]
 
 # --8<-- [start:teardown]

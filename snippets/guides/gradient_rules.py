@@ -138,6 +138,10 @@ thunder.jit(lambda a, b: scale(a, 2.0, b).sum())(a, b).backward()
 print("one value per tensor input:        a.grad", a.grad, "| b.grad", b.grad)
 torch.testing.assert_close(a.grad, 2 * b.detach())
 assert b.grad is None  # the second value was paired with k, and dropped: no error
+b1 = torch.randn(1, requires_grad=True)  # y of another shape: still no error, y's gradient still dropped
+a.grad = None
+thunder.jit(lambda a, b: scale(a, 2.0, b).sum())(a, b1).backward()
+assert b1.grad is None and a.grad.shape == a.shape
 
 
 @register_backward(scale.id)  # replaces the entry above
@@ -270,6 +274,21 @@ except TypeError as e:
     print(f"with torch.sigmoid: TypeError: {e}")
     type_error = e
 assert "must be Tensor, not TensorProxy" in str(type_error)
+
+# a rule that never calls get_grad: its backward lines are left out, with no error
+mynoget = gradex.register_operator("mynoget", meta=lambda x: TensorProxy(like=x), fn=torch.nn.functional.softplus)
+
+
+def mynoget_grad(x):
+    out = mynoget(x)
+    put_grad(x, ltorch.full_like(x, 2.0))  # no get_grad
+    return out
+
+
+register_grad(mynoget, mynoget_grad)
+noget_out = thunder.jit(lambda x: mynoget(x).sum())(xs)
+print("a rule without get_grad: the output requires grad:", noget_out.requires_grad)
+assert not noget_out.requires_grad  # the gradient is lost, silently
 # --8<-- [end:register-grad]
 
 # --8<-- [start:register-grad-split]
