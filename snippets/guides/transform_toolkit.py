@@ -179,12 +179,22 @@ def written_in_place(proxy, read_by):
     )
 
 
+def returned(proxy, read_by):
+    return any(r.sym.id == prims.PrimIDs.RETURN for r in read_by.get(proxy, []))
+
+
+def aliasing_risk(bsym, read_by):
+    """Reading x instead of x * 1 would be seen: a write to either, or the caller getting x itself."""
+    product, x = bsym.output, bsym.args[0]
+    return written_in_place(product, read_by) or written_in_place(x, read_by) or returned(product, read_by)
+
+
 def remove_mul_by_one(trc, check_in_place=True):
     read_by = consumers(trc)
     swap_map = {}  # variableified output of x * 1 -> x
     rewire = set()  # ids of the bound symbols that read such an output
     for bsym in trc.bound_symbols:
-        if is_mul_by_one(bsym) and not (check_in_place and written_in_place(bsym.output, read_by)):
+        if is_mul_by_one(bsym) and not (check_in_place and aliasing_risk(bsym, read_by)):
             swap_map[variableify(bsym.output)] = bsym.args[0]
             rewire.update(id(reader) for reader in read_by.get(bsym.output, []))
 
@@ -262,6 +272,25 @@ for f in (add_one_in_place, add_one_through_a_view):
 x0 = torch.zeros(3)  # without the in-place check, the write lands in the caller's tensor
 thunder.jit(add_one_in_place, transforms=[RemoveMulByOne(check_in_place=False)])(x0)
 assert x0.tolist() == [1.0, 1.0, 1.0]  # eager PyTorch leaves it [0, 0, 0]
+
+
+def write_to_x_later(x):
+    y = x * 1
+    x.add_(1)  # y must keep the old values
+    return y + 0
+
+
+def return_the_product(x):
+    return x * 1  # the caller must get a new tensor
+
+
+for f in (write_to_x_later, return_the_product):
+    for check in (True, False):
+        x0 = torch.zeros(3)
+        out = thunder.jit(f, transforms=[RemoveMulByOne(check_in_place=check)])(x0)
+        eager_x = torch.zeros(3)
+        same_as_eager = torch.equal(out, f(eager_x)) and (out is x0) == (f(eager_x) is eager_x)
+        assert same_as_eager == check  # the checks keep the mul; without them the result differs from eager
 # --8<-- [end:remove-mul-by-one]
 
 # --8<-- [start:check-traces]
