@@ -67,8 +67,10 @@ def test_source_comments_link_to_the_line_of_the_code_on_the_page(built_site, pa
     for link in html.select("a.tsrc"):
         target = html.find(id=link["href"].removeprefix("#"))
         assert target is not None and "sl" in target["class"], f"{page}: {link['href']} has no target"
-        path, _, number = link.get_text().rpartition(":")
-        assert target["data-src"] == f"{path}:{number}"
+        assert target["data-src"] == link.find_parent(class_="tl")["data-src"]
+        if not link.get_text().startswith("<eval_with_key>"):  # ThunderFX's comments name FX's code
+            path, _, number = link.get_text().rpartition(":")
+            assert target["data-src"] == f"{path}:{number}"
         lines = SITE.page(page).includes  # the target is a line of the code the page shows
         assert any(target.get_text() in inc.code.split("\n") for inc in lines)
 
@@ -79,6 +81,25 @@ def test_every_source_comment_is_a_link(built_site):
             for line in code.select(".tl-source"):
                 if line["data-src"].startswith("snippets/"):  # a line of the code this page shows
                     assert line.find("a", class_="tsrc"), f"{page}: {line.get_text()!r} is not linked"
+
+
+def test_thunderfx_trace_lines_link_to_the_users_line_that_fx_recorded(built_site):
+    """A ThunderFX trace's source comments name FX's code (<eval_with_key>.N:L); each links to
+    the line of the snippet that FX recorded in the node's stack trace."""
+    html = built_html(built_site, "docs/guides/thunderfx.md")
+    comments = [line for line in html.select(".tl-source") if "<eval_with_key>" in line.get_text()]
+    assert len(comments) >= 5
+    for line in comments:
+        link = line.find("a", class_="tsrc")
+        assert link is not None and link.get_text().startswith("<eval_with_key>"), line.get_text()
+        target = html.find(id=link["href"].removeprefix("#"))
+        assert line["data-src"].startswith("snippets/guides/thunderfx.py:") and target["data-src"] == line["data-src"]
+    by_text = {line.get_text().split(":", 2)[-1].strip(): line["data-src"] for line in comments}
+    for code, src in by_text.items():  # FX's line of code, and the user's line it came from
+        user_line = html.find(class_="sl", attrs={"data-src": src}).get_text()
+        called = re.match(r"\w+ = (?:torch\.)?(\w+)\(|\w+ = \w+\.(\w+)\(", code)
+        if called:  # "add = sum_1 + sum_2" calls nothing by name
+            assert (called.group(1) or called.group(2)) in user_line, (code, user_line)
 
 
 def test_the_script_loads_only_on_pages_with_trace_blocks(built_site):

@@ -66,6 +66,9 @@ def collecting(progress: Callable[[str], None]):
     import thunder
     from thunder.dynamo.compiler import ThunderCompiler
 
+    from thunder_docs.page import fx_sources
+
+    fx_sources.install()  # before the run: FX compiles the graphs' code while it runs
     found = Collected(progress=progress)
     jit, init = thunder.jit, ThunderCompiler.__init__
 

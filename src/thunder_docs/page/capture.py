@@ -27,6 +27,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from thunder_docs.page import fx_sources
 from thunder_docs.page.lines import (
     Info,
     Recording,
@@ -74,6 +75,8 @@ class Recorder:
         import thunder
         from thunder.core.symbol import BoundSymbol
         from thunder.core.trace import TraceCtx
+
+        fx_sources.install()  # ThunderFX traces' lines link to the user's lines
 
         trace_python, bsym_python, last_traces = TraceCtx.python, BoundSymbol.python, thunder.last_traces
         recorder = self

@@ -14,6 +14,7 @@ import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from thunder_docs.page.fx_sources import user_line
 from thunder_docs.shared.trace_map import Line, Name
 
 _SUFFIX = 16  # a labelled line must end with at least this much of a trace line
@@ -81,6 +82,18 @@ def _source(bsym) -> tuple[str, int] | None:
     if bsym.source_filename is None or positions is None or positions.lineno is None:
         return None
     return bsym.source_filename, positions.lineno
+
+
+def _linked_source(bsym) -> tuple[str, int] | None:
+    """The line a trace line links to: its source line, or, for a line of FX's generated code
+    (a ThunderFX trace), the user's line that FX recorded for it (page/fx_sources.py)."""
+    where = _source(bsym)
+    if where is not None and where[0].startswith("<eval_with_key>"):
+        try:
+            return user_line(*where) or where
+        except Exception:  # noqa: BLE001 - a link is a help: never fail a page for want of one
+            return where
+    return where
 
 
 def _shown_source(where: tuple[str, int] | None, norm) -> str:
@@ -233,7 +246,7 @@ def line_of(i: int, trace: int, rec: Recording, j: int, col: int, norm) -> Line:
         names = tuple(Name(a + col, b + col, n) for a, b, n in _name_tokens(text, params))
         return Line(i, trace, "signature", names=names, col=col)
     bsym = info.bsym
-    source = _shown_source(_source(bsym), norm)
+    source = _shown_source(_linked_source(bsym), norm)
     if info.kind == "source":
         return Line(i, trace, "source", source=source, col=col)
     defines, reads = _names_of(bsym, "flat_proxy_outs"), _names_of(bsym, "flat_proxy_args")

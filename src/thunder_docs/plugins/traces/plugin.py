@@ -33,7 +33,7 @@ from mkdocs.utils import get_relative_url
 
 from thunder_docs.plugins.exec.notebooks import trace_maps
 from thunder_docs.plugins.traces.config import TracesConfig
-from thunder_docs.plugins.traces.stepper import line_open, name_open, trace_json, walk_json
+from thunder_docs.plugins.traces.stepper import line_open, name_open, source_link, trace_json, walk_json
 from thunder_docs.shared.files import JsonStore, code_digest, digest
 from thunder_docs.shared.html_tree import Node, tokens, tree, wrap
 from thunder_docs.shared.model import Page, folder_of, site_of
@@ -280,11 +280,11 @@ def mark_output(tag: str, body: str, block: Block, anchors: set[str]) -> tuple[s
             wrap(root, first + name.start, first + name.end - 1, name_open(name.name, name.defines), "</span>")
         if line.kind == "source" and line.source:
             printed = text[first:starts[line.line + 1] if line.line + 1 < len(starts) else len(text)]
-            at = printed.find(line.source, line.col)
+            at, shown, title = source_link(printed, line.source, line.col)
             ident = source_id(*_split_source(line.source))
             if at >= 0 and ident in anchors:
-                wrap(root, first + at, first + at + len(line.source) - 1,
-                      f'<a class="tsrc" href="#{ident}" title="The line of the code above">', "</a>")
+                wrap(root, first + at, first + at + len(shown) - 1,
+                      f'<a class="tsrc" href="#{ident}" title="{title}">', "</a>")
     attrs = f' {MARK}="{html.escape(json.dumps([trace_json(t) for t in trace_map.traces], separators=(",", ":")))}"'
     if stepper:
         attrs += f' data-walk="{html.escape(json.dumps(walk_json(trace_map.walks[0]), separators=(",", ":")))}"'

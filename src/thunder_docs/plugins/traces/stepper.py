@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import html
+import re
 
 from thunder_docs.shared.trace_map import Line, Step, Trace, Walk
 
@@ -87,3 +88,18 @@ def trace_json(trace: Trace) -> dict:
     if trace.saved:
         data["saved"] = list(trace.saved)
     return data
+
+
+_FX_SOURCE = re.compile(r"# (<eval_with_key>\.\d+:\d+):")  # a ThunderFX trace's source comment
+
+
+def source_link(printed: str, source: str, col: int) -> tuple[int, str, str]:
+    """Where in a source comment its link goes (-1: nowhere), the text it covers, and its title.
+
+    A comment names the line it links to; a ThunderFX trace's names FX's generated code, and
+    its link goes to the line of yours that FX recorded for that line (page/fx_sources.py)."""
+    if (at := printed.find(source, col)) >= 0:
+        return at, source, "The line of the code above"
+    if fx := _FX_SOURCE.search(printed, col):
+        return fx.start(1), fx.group(1), "Your line, which FX recorded for this line of its code"
+    return -1, source, ""
