@@ -175,6 +175,9 @@ def test_a_thunderfx_split_gets_each_thunder_part_and_the_split_reason(pages):
     titles = [h.get_text() for h in soup.select("h2")]
     assert "ThunderFX graph 1, part thunder_0" in titles and "ThunderFX graph 1, part thunder_2" in titles
     assert "MISSING_OP_SUPPORT" in soup.get_text() and "inductor_1" in soup.get_text()
+    links = soup.select("a.tsrc")  # FX's <eval_with_key> lines link to the script's own lines
+    assert links and all(a.get_text().startswith("<eval_with_key>") for a in links)
+    assert {soup.find(id=a["href"][1:])["data-src"] for a in links} == {"fx.py:6", "fx.py:8"}
     assert_site_dom(soup)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from thunder_docs.explain.report import Block, Compilation, Function, Report
 from thunder_docs.plugins.traces.plugin import ASSETS, MARK, source_id
-from thunder_docs.plugins.traces.stepper import line_open, name_open, trace_json, walk_json
+from thunder_docs.plugins.traces.stepper import line_open, name_open, source_link, trace_json, walk_json
 from thunder_docs.shared.html_tree import tree, wrap
 
 STYLE = Path(__file__).parent / "explain.css"
@@ -52,11 +52,11 @@ def marked_text(block: Block, anchors: set[str]) -> str:
             out.append(_e(text) + newline)
             continue
         cuts = [(n.start, n.end, name_open(n.name, n.defines), "</span>") for n in line.names]
-        if line.kind == "source" and line.source and (at := text.find(line.source, line.col)) >= 0:
+        if line.kind == "source" and line.source and (link := source_link(text, line.source, line.col))[0] >= 0:
+            at, shown, title = link
             ident = source_id(*line.source.rsplit(":", 1)) if line.source.rpartition(":")[2].isdigit() else ""
             if ident in anchors:
-                cuts.append((at, at + len(line.source),
-                             f'<a class="tsrc" href="#{ident}" title="The line of the code above">', "</a>"))
+                cuts.append((at, at + len(shown), f'<a class="tsrc" href="#{ident}" title="{title}">', "</a>"))
         pieces, pos = [], 0
         for start, end, opening, closing in sorted(cuts):
             if start < pos:
