@@ -24,7 +24,12 @@ def mermaid(obj: Any, title: str) -> str:
     elif isinstance(obj, BoundSymbol):
         bsyms, inputs = obj.subsymbols, list(obj.flat_proxy_args)
     else:
-        raise TypeError(f"graph={title}: a {type(obj).__name__}, not a trace or a bound symbol")
+        from thunder_docs.page import fx_graph
+
+        if fx_graph.is_split(obj):  # a ThunderFX SubgraphInfo: how its FX graph was split
+            return fx_graph.mermaid(obj, title)
+        raise TypeError(f"graph={title}: a {type(obj).__name__}, not a trace, a bound symbol or a ThunderFX "
+                        "SubgraphInfo")
     nodes, edges = [], []
     made_by: dict[str, str] = {}  # proxy name -> the node that made it
     labelled: set[str] = set()  # values whose first arrow has its label
