@@ -193,6 +193,11 @@ print("the meta of ltorch.multiply:", fallback_meta.__qualname__, "| runs PyTorc
       "FakeTensorMode()" in inspect.getsource(fallback_meta))
 assert all(getattr(ltorch, n).meta.__qualname__ == "meta_adaptor.<locals>.meta_func" for n in takes_anything)
 assert "with FakeTensorMode():" in inspect.getsource(fallback_meta)
+# both metas are wrappers made with functools.wraps, which copies the name they print with
+assert ltorch.add.meta.__code__.co_name == "wrapper" and fallback_meta.__code__.co_name == "_fn"
+fallback_op = torch_executor.implmap[ltorch.multiply.id].symbol  # the torch executor's operator
+assert fallback_meta.__wrapped__ is fallback_op.meta and fallback_op.meta.__code__.co_name == "meta_func"
+assert not all(s.sym.is_prim for s in gelu_line.subsymbols)  # gelu's meta calls ltorch symbols
 assert executor_add.meta is ltorch.add and with_symbol_meta and not isinstance(executor_add.meta, types.FunctionType)
 assert all(str(inspect.signature(s.meta)) == "(*args, **kwargs)" for s in with_symbol_meta)  # each of them
 # --8<-- [end:fields]

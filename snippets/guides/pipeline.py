@@ -179,6 +179,12 @@ forward_return = thunder.last_traces(jfn_grad)[-1].bound_symbols[-1]
 print("fn with requires_grad=True returns:", forward_return.python(indent=0)[0])
 assert list(forward_return.args[0]) == ["output", "flat_args", "flat_output"]  # a new key
 assert len(thunder.last_backward_traces(jfn_grad)) == 1 and thunder.last_backward_traces(jfn) == []  # a 4th list
+
+jfn_no_grad = thunder.jit(fn)  # the same input, under torch.no_grad(): the grad pass, but no backward
+with torch.no_grad():
+    jfn_no_grad(torch.ones(3, 3, requires_grad=True), y)
+assert "Grad transform pass" in pass_names(jfn_no_grad) and "Unwrap the actual return value" in pass_names(jfn_no_grad)
+assert thunder.last_backward_traces(jfn_no_grad) == []
 # --8<-- [end:other-entries]
 
 # --8<-- [start:names]

@@ -37,7 +37,7 @@ assert Recipe._registry[""] is BaseRecipe and "default" not in Recipe._registry
 try:
     thunder.compile(make_model(), recipe="hf-transformers")  # by name
     missing = None
-except ModuleNotFoundError as e:  # HFTransformers.validate imports transformers
+except ModuleNotFoundError as e:  # building HFTransformers() imports transformers (SDPAMaskTransform)
     missing = e
     print('recipe="hf-transformers":', type(e).__name__, e)
 assert isinstance(missing, ModuleNotFoundError) and missing.name == "transformers"

@@ -441,6 +441,7 @@ print("its part's prologue checks:", checks(thunder.last_prologue_traces(dynamic
 assert seen == [(1, 1, 1), (2, 2, 1), (3, 2, 2), (4, 3, 1)]
 assert thunder.compile_stats(dynamic_part).cache_misses == 2  # 5, then 6: Thunder recompiled inside the graph
 assert "check_tensor_metadata" in checks(thunder.last_prologue_traces(dynamic_part)[-1])
+assert "check_number_type_and_value" in checks(thunder.last_prologue_traces(dynamic_part)[-1])  # the size's value too
 assert any(isinstance(n.meta["example_value"], torch.SymInt) for n in dynamic_graph.graph.nodes if n.op == "placeholder")
 
 
