@@ -5,8 +5,11 @@ nothing machine-specific; a cell that raises fails the build (shown with throwaw
 import json
 
 import nbformat
+import pytest
+from mkdocs.exceptions import PluginError
 
 from conftest import DOCS, ROOT, built_html
+from thunder_docs.plugins.exec.notebook_page import drop_appended_style
 
 TOUR = DOCS / "tour.ipynb"
 
@@ -33,6 +36,25 @@ def test_built_tour_shows_outputs_and_nothing_machine_specific(built_site):
     for private in (str(ROOT), "/tmp/", "/home/", "/root/", "ipykernel", "site-packages", "milliseconds"):
         assert private not in text, f"the tour prints {private!r}"
     assert "Traceback" not in text and "Warning" not in text
+
+
+def test_built_tour_has_one_stylesheet_first_in_its_content(built_site):
+    """The notebook's styles and Pygments' rules in one <style>, first in the article; none is
+    a Python list's repr (what mkdocs-jupyter appends; the browser test checks it as CSS)."""
+    article = built_html(built_site, "docs/tour.ipynb").select_one("article")
+    styles = article.find_all("style")
+    assert len(styles) == 1 and article.find(True) is styles[0], [s.get_text()[:40] for s in styles]
+    css = styles[0].get_text()
+    assert ".highlight-ipynb .k {" in css and "--jp-mirror-editor-keyword-color:" in css
+    assert not css.lstrip().startswith("[")
+
+
+def test_appended_style_is_dropped_only_when_empty():
+    page = "<div>notebook</div>\n        <style>\n        []\n        </style>\n        "
+    assert drop_appended_style(page, "tour.ipynb") == "<div>notebook</div>\n"
+    assert drop_appended_style("<div>notebook</div>", "tour.ipynb") == "<div>notebook</div>"
+    with pytest.raises(PluginError, match="as a Python list"):
+        drop_appended_style("<div></div>\n<style>\n['pre { line-height: 125%; }']\n</style>\n", "tour.ipynb")
 
 
 def test_tour_download_is_the_stored_notebook(built_site):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from .harness import doc_pages
+from .harness import doc_pages, new_context
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -64,8 +64,6 @@ PAGE_WIDER_JS = "() => document.documentElement.scrollWidth - document.documentE
 @pytest.fixture(scope="module")
 def printed(browser, site_url):
     """A page in a context that shows pages as Chromium prints them, at A4's printable width."""
-    from .harness import new_context
-
     context = new_context(browser, site_url, cache=True)
     context.set_default_timeout(30_000)
     page = context.new_page()
