@@ -5,11 +5,9 @@ nothing machine-specific; a cell that raises fails the build (shown with throwaw
 import json
 
 import nbformat
-import pytest
-from mkdocs.exceptions import PluginError
 
 from conftest import DOCS, ROOT, built_html
-from thunder_docs.plugins.exec.notebook_page import drop_appended_style
+from thunder_docs.plugins.exec.notebook_page import fix_appended_style
 
 TOUR = DOCS / "tour.ipynb"
 
@@ -49,12 +47,14 @@ def test_built_tour_has_one_stylesheet_first_in_its_content(built_site):
     assert not css.lstrip().startswith("[")
 
 
-def test_appended_style_is_dropped_only_when_empty():
-    page = "<div>notebook</div>\n        <style>\n        []\n        </style>\n        "
-    assert drop_appended_style(page, "tour.ipynb") == "<div>notebook</div>\n"
-    assert drop_appended_style("<div>notebook</div>", "tour.ipynb") == "<div>notebook</div>"
-    with pytest.raises(PluginError, match="as a Python list"):
-        drop_appended_style("<div></div>\n<style>\n['pre { line-height: 125%; }']\n</style>\n", "tour.ipynb")
+def test_appended_style_becomes_css_or_goes():
+    """mkdocs-jupyter's appended <style> holds a Python list: empty (the site's template moved
+    its rules), it goes; otherwise it becomes the stylesheets it holds, joined."""
+    notebook = "<div>notebook</div>"
+    assert fix_appended_style(notebook + "\n        <style>\n        []\n        </style>\n        ") == notebook + "\n"
+    assert fix_appended_style(notebook) == notebook
+    listed = notebook + "\n<style>\n" + repr(["pre { line-height: 125%; }\n", ".k { color: red }"]) + "\n</style>\n"
+    assert fix_appended_style(listed) == notebook + "\n<style>\npre { line-height: 125%; }\n\n.k { color: red }\n</style>\n"
 
 
 def test_tour_download_is_the_stored_notebook(built_site):
