@@ -87,7 +87,7 @@ def built_site(tmp_path_factory) -> Path:
 
 
 # -- reports the browser tests collect (page weights, the axe audit), printed once at the end -------
-REPORTS: dict[str, dict] = {"weights": {}, "accessibility": {}}
+REPORTS: dict[str, dict] = {"weights": {}, "accessibility": {}, "print": {}, "html": {}}
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -98,14 +98,25 @@ def pytest_testnodedown(node, error):
 
 
 def pytest_terminal_summary(terminalreporter):
-    from browser.harness import accessibility_table, weight_table
+    from browser.harness import accessibility_table, html_table, print_table, weight_table
 
     accessibility = {tuple(k.split("\0")): v for k, v in REPORTS["accessibility"].items()}
     if accessibility:
-        terminalreporter.section("accessibility (axe-core, WCAG 2.0/2.1 A and AA): elements in violation")
+        terminalreporter.section("accessibility (axe-core, WCAG 2.0/2.1/2.2 A and AA): elements in violation")
         for line in accessibility_table(dict(sorted(accessibility.items()))):
             terminalreporter.write_line(line)
         terminalreporter.write_line("serious or critical fails the page's test")
+    if REPORTS["html"]:
+        terminalreporter.section("HTML (the Nu checker, errors): ours, inside diagrams, Material's")
+        for line in html_table(dict(sorted(REPORTS["html"].items()))):
+            terminalreporter.write_line(line)
+        terminalreporter.write_line("an error of ours or inside a diagram fails its test; Material's are listed in "
+                                    "tests/browser/test_html.py")
+    if REPORTS["print"]:
+        terminalreporter.section("print (A4 printable width, print media): code lines cut, controls shown")
+        for line in print_table(dict(sorted(REPORTS["print"].items()))):
+            terminalreporter.write_line(line)
+        terminalreporter.write_line("a cut line or a control that prints fails the page's test")
     if REPORTS["weights"]:
         terminalreporter.section("page weight (first load, light scheme)")
         for line in weight_table(dict(sorted(REPORTS["weights"].items()))):

@@ -7,6 +7,7 @@ import json
 import nbformat
 
 from conftest import DOCS, ROOT, built_html
+from thunder_docs.plugins.exec.notebook_page import fix_appended_style
 
 TOUR = DOCS / "tour.ipynb"
 
@@ -33,6 +34,27 @@ def test_built_tour_shows_outputs_and_nothing_machine_specific(built_site):
     for private in (str(ROOT), "/tmp/", "/home/", "/root/", "ipykernel", "site-packages", "milliseconds"):
         assert private not in text, f"the tour prints {private!r}"
     assert "Traceback" not in text and "Warning" not in text
+
+
+def test_built_tour_has_one_stylesheet_first_in_its_content(built_site):
+    """The notebook's styles and Pygments' rules in one <style>, first in the article; none is
+    a Python list's repr (what mkdocs-jupyter appends; the browser test checks it as CSS)."""
+    article = built_html(built_site, "docs/tour.ipynb").select_one("article")
+    styles = article.find_all("style")
+    assert len(styles) == 1 and article.find(True) is styles[0], [s.get_text()[:40] for s in styles]
+    css = styles[0].get_text()
+    assert ".highlight-ipynb .k {" in css and "--jp-mirror-editor-keyword-color:" in css
+    assert not css.lstrip().startswith("[")
+
+
+def test_appended_style_becomes_css_or_goes():
+    """mkdocs-jupyter's appended <style> holds a Python list: empty (the site's template moved
+    its rules), it goes; otherwise it becomes the stylesheets it holds, joined."""
+    notebook = "<div>notebook</div>"
+    assert fix_appended_style(notebook + "\n        <style>\n        []\n        </style>\n        ") == notebook + "\n"
+    assert fix_appended_style(notebook) == notebook
+    listed = notebook + "\n<style>\n" + repr(["pre { line-height: 125%; }\n", ".k { color: red }"]) + "\n</style>\n"
+    assert fix_appended_style(listed) == notebook + "\n<style>\npre { line-height: 125%; }\n\n.k { color: red }\n</style>\n"
 
 
 def test_tour_download_is_the_stored_notebook(built_site):

@@ -28,6 +28,8 @@ os.environ.setdefault("SOURCE_DATE_EPOCH", _last_commit_epoch())
 
 WEIGHTS: dict[str, dict[str, int]] = {}
 ACCESSIBILITY: dict[tuple[str, str], list[dict]] = {}  # (page source, scheme) -> axe violations
+HTML: dict[str, dict[str, int]] = {}  # built page -> the Nu checker's errors: ours, diagrams', Material's
+PRINT: dict[str, dict[str, int]] = {}  # page source -> code lines cut and controls shown in print
 OUTPUTS: dict[str, list[str]] = {}  # page source -> its printed outputs, as the browser shows them
 
 
@@ -111,13 +113,24 @@ def accessibility():
 
 
 @pytest.fixture(scope="session")
+def html_report():
+    return HTML
+
+
+@pytest.fixture(scope="session")
+def print_report():
+    return PRINT
+
+
+@pytest.fixture(scope="session")
 def shown_outputs():
     return OUTPUTS
 
 
 def pytest_sessionfinish(session):
     """Hand the collected rows to the summary: in this process, or to pytest-xdist's controller."""
-    rows = {"weights": WEIGHTS, "accessibility": {"\0".join(k): v for k, v in ACCESSIBILITY.items()}}
+    rows = {"weights": WEIGHTS, "accessibility": {"\0".join(k): v for k, v in ACCESSIBILITY.items()},
+            "print": PRINT, "html": HTML}
     if hasattr(session.config, "workeroutput"):
         session.config.workeroutput["reports"] = rows
     else:

@@ -93,6 +93,25 @@ def base_path() -> str:
 # -- the local server -----------------------------------------------------------------------
 class _Handler(http.server.SimpleHTTPRequestHandler):
     base = "/"
+    compress = False  # gzip what the client accepts gzipped, as most hosts do (the phone bench)
+
+    def do_GET(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if not (self.compress and "gzip" in self.headers.get("Accept-Encoding", "") and path.is_file()
+                and not urllib.parse.urlsplit(self.path).path.endswith(".gz")):
+            return super().do_GET()
+        if not self.path.split("?")[0].endswith("/") and Path(self.translate_path(self.path)).is_dir():
+            return super().do_GET()  # the redirect to the folder's URL
+        body = gzip.compress(path.read_bytes(), 6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client moved on
+            self.wfile.write(body)
 
     def translate_path(self, path: str) -> str:
         path = urllib.parse.urlsplit(path).path
@@ -122,10 +141,11 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve(site: Path):
-    """Serve a built site on 127.0.0.1 on a free port; yields the site's base URL."""
+def serve(site: Path, compress: bool = False):
+    """Serve a built site on 127.0.0.1 on a free port; yields the site's base URL. With
+    `compress`, files are sent gzip-compressed to a client that accepts it."""
     base = base_path()
-    handler = type("Handler", (_Handler,), {"base": base})
+    handler = type("Handler", (_Handler,), {"base": base, "compress": compress})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -293,7 +313,7 @@ def weight_table(weights: dict[str, dict[str, int]]) -> list[str]:
 
 # -- accessibility --------------------------------------------------------------------------
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # from the npm registry (package.json)
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]  # WCAG 2.0 and 2.1, levels A and AA
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"]  # WCAG 2.0, 2.1 and 2.2, levels A and AA
 AXE_EXTRA_RULES = ["aria-dialog-name", "landmark-unique"]  # best practices, tagged neither
 AXE_RUN_JS = """async ([tags, extra]) => {
   const rules = Object.fromEntries(extra.map((id) => [id, { enabled: true }]));
@@ -306,7 +326,7 @@ AXE_RUN_JS = """async ([tags, extra]) => {
 
 
 def audit(page) -> list[dict]:
-    """axe-core's violations of WCAG 2.0/2.1 A and AA (and AXE_EXTRA_RULES) on the page as shown now."""
+    """axe-core's violations of WCAG 2.0/2.1/2.2 A and AA (and AXE_EXTRA_RULES) on the page as shown now."""
     if not AXE_JS.is_file():
         raise FileNotFoundError(f"{AXE_JS} is missing: run `scripts/dev setup` (npm ci installs axe-core)")
     if not page.evaluate("typeof axe !== 'undefined'"):
@@ -323,4 +343,29 @@ def accessibility_table(results: dict[tuple[str, str], list[dict]]) -> list[str]
         counts = {i: sum(len(v["nodes"]) for v in violations if v["impact"] == i) for i in impacts}
         rules = ", ".join(sorted({v["id"] for v in violations})) or "-"
         lines.append(f"{name:<34}{scheme:<8}" + "".join(f"{counts[i]:>10}" for i in impacts) + f"  {rules}")
+    return lines
+
+
+# -- print ----------------------------------------------------------------------------------
+def print_table(rows: dict[str, dict[str, int]]) -> list[str]:
+    """A text table: per page, its code blocks and lines as printed, the lines cut, the controls shown."""
+    head = f"{'page':<34}{'blocks':>8}{'lines':>8}{'cut':>6}{'controls':>10}"
+    lines = [head, "-" * len(head)]
+    for name, row in rows.items():
+        lines.append(f"{name:<34}{row['blocks']:>8}{row['lines']:>8}{row['cut']:>6}{row['controls']:>10}")
+    total = {k: sum(row[k] for row in rows.values()) for k in ("blocks", "lines", "cut", "controls")}
+    lines.append(f"{'all pages':<34}{total['blocks']:>8}{total['lines']:>8}{total['cut']:>6}{total['controls']:>10}")
+    return lines
+
+
+# -- HTML -----------------------------------------------------------------------------------
+def html_table(rows: dict[str, dict[str, int]]) -> list[str]:
+    """A text table: per built page, the Nu checker's errors in our markup, inside diagrams, in Material's."""
+    kinds = ("ours", "diagrams", "material")
+    head = f"{'page':<44}" + "".join(f"{k:>10}" for k in kinds)
+    lines = [head, "-" * len(head)]
+    for name, row in rows.items():
+        if any(row.values()):
+            lines.append(f"{name:<44}" + "".join(f"{row[k]:>10}" for k in kinds))
+    lines.append(f"{f'all {len(rows)} pages':<44}" + "".join(f"{sum(r[k] for r in rows.values()):>10}" for k in kinds))
     return lines

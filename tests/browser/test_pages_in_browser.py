@@ -102,7 +102,7 @@ def test_page_loads_cleanly_and_renders_its_diagrams(request, page, scheme, site
 @pytest.mark.parametrize("scheme", list(SCHEMES))
 @pytest.mark.parametrize("page", PAGES, ids=str)
 def test_page_has_no_serious_accessibility_violation(request, page, scheme, site_url, accessibility):
-    """axe-core's WCAG 2.0 and 2.1 A and AA rules (and two best practices the site follows:
+    """axe-core's WCAG 2.0, 2.1 and 2.2 A and AA rules (and two best practices the site follows:
     a named dialog, unique landmarks): no serious or critical violation."""
     tab = request.getfixturevalue(scheme)
     tab.goto(site_url + page.url, wait_until="load")
