@@ -404,6 +404,7 @@
       out.innerHTML = step.html;
       out._marked = true;
       out._current = null;
+      out.classList.add("is-marked");
       box.querySelector(".ts-title").textContent = `traces[${at}] of ${steps.length - 1}: ` +
         (step.title || "from the interpreter (no pass)") + (step.same ? ": no change" : "");
       prev.disabled = move(-1) === at;
