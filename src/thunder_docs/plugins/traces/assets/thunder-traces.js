@@ -14,7 +14,7 @@
 (() => {
   "use strict";
   const all = (sel, root = document) => [...root.querySelectorAll(sel)];
-  const BLOCKS = "[data-traces]";
+  const BLOCKS = "[data-traces], code[data-roving]"; // trace blocks, and code blocks with links
   const ITEMS = ".tp, a[href], button.tfold"; // what the arrow keys move between, inside a block
   const KEYS = "trace-keys";
   let pinned = null; // the pinned name element
@@ -207,17 +207,18 @@
     const hint = document.createElement("div");
     hint.id = KEYS;
     hint.className = "tt-sr";
-    hint.textContent = "Arrow keys move between the names and links of the trace: left and right along a line, " +
+    hint.textContent = "Arrow keys move between the names and links of a trace or code block: left and right along a line, " +
       "up and down between lines, Home and End to the ends of a line. Enter pins a name's highlight, " +
-      "Escape clears it. Tab leaves the trace.";
+      "Escape clears it. Tab leaves the block.";
     document.body.appendChild(hint);
   }
 
   function widget(code) { // a block as a composite widget: named, described, one Tab stop
     const fn = (traces(code)[0] || {}).fn;
+    const trace = code.matches("[data-traces]");
     code.setAttribute("role", "group");
-    code.setAttribute("aria-roledescription", "trace");
-    code.setAttribute("aria-label", fn ? `trace of ${fn}` : "printed trace");
+    code.setAttribute("aria-roledescription", trace ? "trace" : "code");
+    code.setAttribute("aria-label", fn ? `trace of ${fn}` : trace ? "printed trace" : "code with links");
     code.setAttribute("aria-describedby", KEYS);
     all(ITEMS, code).forEach((e) => { e.tabIndex = -1; });
     own(code);
@@ -488,6 +489,10 @@
 
   function init() {
     keys();
+    // A code block whose names link to their reference entries is one Tab stop too.
+    for (const code of all(".md-typeset div.highlight:not(.exec-output) pre > code")) {
+      if (code.querySelector("a[href]")) { code.dataset.roving = ""; code._marked = true; }
+    }
     const blocks = all(BLOCKS);
     // Material gives a code block that scrolls a tabindex, and takes it away when it no longer
     // does; a trace block keeps one Tab stop, its own (own()).
@@ -500,7 +505,9 @@
     for (const code of blocks) {
       widget(code);
       guard.observe(code, { attributes: true, attributeFilter: ["tabindex"] });
-      if (seen) seen.observe(code); else markup(code);
+      if (code._marked) rove(code);
+      else if (seen) seen.observe(code);
+      else markup(code);
       if (code.dataset.walk) stepper(code);
     }
   }
