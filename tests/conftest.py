@@ -87,7 +87,7 @@ def built_site(tmp_path_factory) -> Path:
 
 
 # -- reports the browser tests collect (page weights, the axe audit), printed once at the end -------
-REPORTS: dict[str, dict] = {"weights": {}, "accessibility": {}, "print": {}, "html": {}}
+REPORTS: dict[str, dict] = {"weights": {}, "accessibility": {}, "print": {}, "html": {}, "keyboard": {}}
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -98,7 +98,7 @@ def pytest_testnodedown(node, error):
 
 
 def pytest_terminal_summary(terminalreporter):
-    from browser.harness import accessibility_table, html_table, print_table, weight_table
+    from browser.harness import accessibility_table, html_table, keyboard_table, print_table, weight_table
 
     accessibility = {tuple(k.split("\0")): v for k, v in REPORTS["accessibility"].items()}
     if accessibility:
@@ -123,6 +123,10 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
         terminalreporter.write_line("gzip: what the same files weigh gzip-compressed, as most hosts send them; "
                                     "a page above 240,000 bytes gzip fails its test (WEIGHT_LIMIT)")
+    if REPORTS["keyboard"]:
+        terminalreporter.section("keyboard and DOM (tests/browser/test_keyboard_in_browser.py)")
+        for line in keyboard_table(dict(sorted(REPORTS["keyboard"].items()))):
+            terminalreporter.write_line(line)
 
 
 # -- throwaway sites ------------------------------------------------------------------------------

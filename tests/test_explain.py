@@ -1,14 +1,16 @@
 """thunder-explain: the site's trace view for a script of one's own.
 
 Each script below runs under ``python -m thunder_docs.explain`` in a folder of its own; the page it
-writes must hold every trace of each compilation, marked up with the site's DOM contract
-(``.tl``, ``.tp[data-proxy]``, ``data-def``, ``<code data-traces>``), and open from ``file://``
-in Chromium with the interactions working and no request to any host.
+writes must hold every trace of each compilation, with the site's DOM contract
+(``<code data-traces data-lines>``, from which the script marks up ``.tl``, ``.tp[data-proxy]``,
+``data-def``), and open from ``file://`` in Chromium with the interactions working and no request
+to any host.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 import subprocess
 import sys
@@ -124,13 +126,17 @@ def traces_of(soup: BeautifulSoup) -> list:
 
 
 def assert_site_dom(soup: BeautifulSoup) -> None:
+    """Each trace block carries the site's line map (the script marks its lines and names up from it)."""
     blocks = traces_of(soup)
     assert blocks, "no trace block"
     for code in blocks:
-        assert code.select(".tl"), "a trace block without marked lines"
-        names = {tp["data-proxy"] for tp in code.select(".tp")}
-        defined = {tp["data-proxy"] for tp in code.select(".tp[data-def]")}
+        rows = json.loads(code.get("data-lines", "[]"))
+        assert rows, "a trace block without mapped lines"
+        printed = code.get_text().split("\n")
+        names = {n[1] for row in rows for n in row.get("n", [])}
+        defined = {n[1] for row in rows for n in row.get("n", []) if len(n) > 2}
         assert names and defined and defined <= names
+        assert all(printed[row["l"]][n[0]:n[0] + len(n[1])] == n[1] for row in rows for n in row.get("n", []))
     assert not soup.select("script[src], link[href], img[src]")  # self-contained
 
 

@@ -1,8 +1,13 @@
-"""Every printed trace on the built site is interactive (thunder-traces), and the markup only wraps text."""
+"""Every printed trace on the built site is interactive (thunder-traces), and the markup only wraps text.
+
+A block's lines and names are marked up in the browser from the block's line map
+(``data-lines``, made at build time); these tests read the map against the printed text.
+"""
 
 from __future__ import annotations
 
 import gzip
+import json
 import re
 
 import pytest
@@ -33,13 +38,30 @@ def _trace_blocks(html):
             yield code, lines
 
 
+def _mapped(code):
+    """(printed line, its row of the line map) for each line the block's map covers."""
+    printed = code.get_text().split("\n")
+    return [(printed[row["l"]], row) for row in json.loads(code.get("data-lines", "[]")) if row["l"] < len(printed)]
+
+
+def _line_of(code, element) -> int:
+    """The printed line of the block an element starts on."""
+    before = 0
+    for piece in code.descendants:
+        if piece is element:
+            break
+        if isinstance(piece, str):
+            before += piece.count("\n")
+    return before
+
+
 def test_every_printed_trace_is_interactive(built_site, capsys):
     total = interactive = 0
     problems = []
     for page in PAGES_AND_NOTEBOOKS:
         for code, lines in _trace_blocks(built_html(built_site, page)):
             total += 1
-            marked = {line.get_text().rstrip("\n") for line in code.select(".tl")}
+            marked = {text for text, _ in _mapped(code)}
             missing = [ln for ln in lines if ln not in marked]
             if code.has_attr("data-traces") and not missing:
                 interactive += 1
@@ -54,11 +76,17 @@ def test_every_printed_trace_is_interactive(built_site, capsys):
 @pytest.mark.parametrize("page", PAGES_AND_NOTEBOOKS)
 def test_names_carry_their_proxy_and_the_definition_is_marked(built_site, page):
     for code, _ in _trace_blocks(built_html(built_site, page)):
-        for name in code.select(".tp"):
-            assert name["data-proxy"] == name.get_text() and name["tabindex"] == "0"
-        for line in code.select(".tl[data-defs]"):
-            for proxy in line["data-defs"].split():
-                assert code.select(f'.tp[data-def][data-proxy="{proxy}"]'), f"{page}: {proxy} has no definition"
+        mapped = _mapped(code)
+        assert mapped and not code.select(".tp, .tl"), f"{page}: the block is not left for the script to mark up"
+        defined = set()
+        for text, row in mapped:
+            for start, name, *definition in row.get("n", []):
+                assert text[start:start + len(name)] == name, f"{page}: {name} is not at column {start} of {text!r}"
+                if definition:
+                    defined.add(name)
+        for _, row in mapped:
+            for proxy in row.get("o", "").split():
+                assert proxy in defined, f"{page}: {proxy} has no definition"
 
 
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)
@@ -78,9 +106,10 @@ def test_source_comments_link_to_the_line_of_the_code_on_the_page(built_site, pa
 def test_every_source_comment_is_a_link(built_site):
     for page in PAGES_WITH_CODE:
         for code, _ in _trace_blocks(built_html(built_site, page)):
-            for line in code.select(".tl-source"):
-                if line["data-src"].startswith("snippets/"):  # a line of the code this page shows
-                    assert line.find("a", class_="tsrc"), f"{page}: {line.get_text()!r} is not linked"
+            linked = {_line_of(code, link) for link in code.select("a.tsrc")}
+            for text, row in _mapped(code):
+                if row.get("k") == "source" and row["s"].startswith("snippets/"):  # a line of the code this page shows
+                    assert row["l"] in linked, f"{page}: {text!r} is not linked"
 
 
 def test_thunderfx_trace_lines_link_to_the_users_line_that_fx_recorded(built_site):

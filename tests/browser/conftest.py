@@ -1,6 +1,7 @@
 """Fixtures of the browser suite: the built site served on 127.0.0.1, one Chromium, one context per scheme.
 
-Per-page weights collected while the pages load are printed at the end of the run.
+Per-page weights collected while the pages load, and the keyboard figures (Tab stops, elements,
+focus ring, target sizes), are printed at the end of the run.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ ACCESSIBILITY: dict[tuple[str, str], list[dict]] = {}  # (page source, scheme) -
 HTML: dict[str, dict[str, int]] = {}  # built page -> the Nu checker's errors: ours, diagrams', Material's
 PRINT: dict[str, dict[str, int]] = {}  # page source -> code lines cut and controls shown in print
 OUTPUTS: dict[str, list[str]] = {}  # page source -> its printed outputs, as the browser shows them
+KEYBOARD: dict[str, dict] = {}  # page source (or a check's name) -> its keyboard figures
 
 
 @pytest.fixture(scope="session")
@@ -127,10 +129,15 @@ def shown_outputs():
     return OUTPUTS
 
 
+@pytest.fixture(scope="session")
+def keyboard():
+    return KEYBOARD
+
+
 def pytest_sessionfinish(session):
     """Hand the collected rows to the summary: in this process, or to pytest-xdist's controller."""
     rows = {"weights": WEIGHTS, "accessibility": {"\0".join(k): v for k, v in ACCESSIBILITY.items()},
-            "print": PRINT, "html": HTML}
+            "print": PRINT, "html": HTML, "keyboard": KEYBOARD}
     if hasattr(session.config, "workeroutput"):
         session.config.workeroutput["reports"] = rows
     else:

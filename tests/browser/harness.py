@@ -368,4 +368,19 @@ def html_table(rows: dict[str, dict[str, int]]) -> list[str]:
         if any(row.values()):
             lines.append(f"{name:<44}" + "".join(f"{row[k]:>10}" for k in kinds))
     lines.append(f"{f'all {len(rows)} pages':<44}" + "".join(f"{sum(r[k] for r in rows.values()):>10}" for k in kinds))
+# -- the keyboard -----------------------------------------------------------------------------
+def keyboard_table(rows: dict[str, dict]) -> list[str]:
+    """A text table: per page, its elements and Tab stops when it loads and once every trace
+    block is marked up, its trace blocks, the most Tab stops inside one; then the largest of
+    each, and the other checks' figures (rows named in parentheses)."""
+    cols = ("elements", "elements_marked", "stops", "stops_marked", "blocks", "most_in_a_block")
+    heads = ("elements", "marked up", "Tab stops", "marked up", "traces", "in one")
+    pages = {k: v for k, v in rows.items() if not k.startswith("(")}
+    head = f"{'page':<34}" + "".join(f"{h:>11}" for h in heads)
+    lines = [head, "-" * len(head)]
+    lines += [f"{name:<34}" + "".join(f"{row[c]:>11}" for c in cols) for name, row in pages.items()]
+    if pages:
+        lines.append(f"{'largest':<34}" + "".join(f"{max(r[c] for r in pages.values()):>11}" for c in cols))
+    lines += [f"{name} " + ", ".join(f"{k}: {v}" for k, v in row.items()) for name, row in rows.items() if name.startswith("(")]
+    lines.append("a page fails over 3,000 elements when it loads, over 120 Tab stops, or with a trace block of 2 or more")
     return lines

@@ -2,7 +2,9 @@
 
 The DOM contract (thunder-traces.js): each name in a printed trace is `.tp[data-proxy]`, the
 definition also `[data-def]`; highlighted names get `.is-linked`; trace lines are `.tl`; source
-comments link (`a.tsrc`) to a `.sl` line of the code on the same page.
+comments link (`a.tsrc`) to a `.sl` line of the code on the same page. The script marks a block's
+lines and names up when the block first comes into view (`.is-marked`): `_open` brings every
+block into view once, so the tests find every name.
 """
 
 from __future__ import annotations
@@ -26,9 +28,19 @@ LINKED_JS = """(name) => [...document.querySelectorAll(`.tp[data-proxy="${name}"
 }))"""
 
 
+MARK_ALL_JS = """async () => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  for (const code of document.querySelectorAll("[data-traces]")) { code.scrollIntoView(); await frame(); }
+  scrollTo(0, 0);
+  await frame();
+}"""
+
+
 def _open(tab, site_url, url):
     tab.goto(site_url + url)
     tab.wait_for_function("() => document.querySelectorAll('[data-traces]').length > 0")
+    tab.evaluate(MARK_ALL_JS)
+    tab.wait_for_function("() => [...document.querySelectorAll('[data-traces]')].every((c) => c.classList.contains('is-marked'))")
     tab.keyboard.press("Escape")
     tab.mouse.move(1, 1)
 

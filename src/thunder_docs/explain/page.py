@@ -1,21 +1,20 @@
 """The explorer's page: one self-contained HTML file (styles and script inline, no request to any host).
 
 Trace blocks are marked up by the site's own code (``plugins/traces/plugin.py``: ``mark_output``),
-so they carry the site's DOM (``.tl``, ``.tp[data-proxy]``, ``data-def``, ``<code data-traces>``)
-and the site's script (``thunder-traces.js``) makes them interactive as on the site: a name's
-definition and uses, tooltips with the annotation, folding, backward to forward, the pass
-stepper, and the user's source lines linked both ways.
+so they carry the site's DOM (``<code data-traces data-lines>``, from which the script marks up
+``.tl``, ``.tp[data-proxy]``, ``data-def`` as a block comes into view) and the site's script
+(``thunder-traces.js``) makes them interactive as on the site: a name's definition and uses,
+tooltips with the annotation, folding, backward to forward, the pass stepper, and the user's source lines linked both ways.
 """
 
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 from thunder_docs.explain.report import Block, Compilation, Function, Report
-from thunder_docs.plugins.traces.plugin import ASSETS, MARK, source_id
-from thunder_docs.plugins.traces.stepper import line_open, name_open, source_link, trace_json, walk_json
+from thunder_docs.plugins.traces.plugin import ASSETS, block_attributes, source_id, source_link
+from thunder_docs.plugins.traces.stepper import source_span, walk_json
 from thunder_docs.shared.html_tree import tree, wrap
 
 STYLE = Path(__file__).parent / "explain.css"
@@ -39,37 +38,27 @@ def _e(text: object) -> str:
 
 
 def marked_text(block: Block, anchors: set[str]) -> str:
-    """The ``<code>`` of a plain-text trace block, marked up as ``mark_output`` marks the site's
-    blocks (the same spans, attributes and links), in one pass over the lines: the site's tree
-    walk costs a walk per name, too slow for traces of thousands of lines."""
+    """The ``<code>`` of a plain-text trace block as ``mark_output`` makes the site's (the same
+    source links, line map and attributes), in one pass over the lines: the site's tree walk
+    costs a walk per link, too slow for traces of thousands of lines."""
     by_line = {line.line: line for line in block.trace_map.lines}
     out = []
     texts = block.text.split("\n")
     for number, text in enumerate(texts):
-        newline = "\n" if number + 1 < len(texts) else ""  # a line's span holds its newline, as on the site
+        newline = "\n" if number + 1 < len(texts) else ""
         line = by_line.get(number)
-        if line is None:
-            out.append(_e(text) + newline)
-            continue
-        cuts = [(n.start, n.end, name_open(n.name, n.defines), "</span>") for n in line.names]
-        if line.kind == "source" and line.source and (link := source_link(text, line.source, line.col))[0] >= 0:
-            at, shown, title = link
+        if line is not None and line.kind == "source" and line.source and \
+                (span := source_span(text, line.source, line.col))[0] >= 0:
+            at, shown, title = span
             ident = source_id(*line.source.rsplit(":", 1)) if line.source.rpartition(":")[2].isdigit() else ""
             if ident in anchors:
-                cuts.append((at, at + len(shown), f'<a class="tsrc" href="#{ident}" title="{title}">', "</a>"))
-        pieces, pos = [], 0
-        for start, end, opening, closing in sorted(cuts):
-            if start < pos:
-                continue  # overlapping marks: the first wins, as the site's tree walk does
-            pieces += [_e(text[pos:start]), opening, _e(text[start:end]), closing]
-            pos = end
-        pieces.append(_e(text[pos:]))
-        out.append(line_open(line) + "".join(pieces) + newline + "</span>")
-    traces = html.escape(json.dumps([trace_json(t) for t in block.trace_map.traces], separators=(",", ":")))
-    walk = ""
-    if block.stepper and block.trace_map.walks:
-        walk = f' data-walk="{html.escape(json.dumps(walk_json(block.trace_map.walks[0]), separators=(",", ":")))}"'
-    return f'<code {MARK}="{traces}"{walk}>' + "".join(out) + "</code>"
+                end = at + len(shown)
+                out.append(_e(text[:at]) + source_link(ident, title) + _e(text[at:end]) + "</a>" + _e(text[end:]) + newline)
+                continue
+        out.append(_e(text) + newline)
+    walk = walk_json(block.trace_map.walks[0]) if block.stepper and block.trace_map.walks else None
+    lines = [x for x in block.trace_map.lines if x.line < len(texts)]
+    return f"<code{block_attributes(block.trace_map, lines, walk)}>" + "".join(out) + "</code>"
 
 
 def trace_block(block: Block, anchors: set[str]) -> str:

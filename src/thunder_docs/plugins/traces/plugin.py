@@ -1,20 +1,23 @@
 """The ``thunder-traces`` plugin: make printed traces interactive, from the trace maps the build recorded.
 
 - ``on_files``: add the script and the stylesheet (``assets/``), which the site serves itself.
-- ``on_page_content``: in each output block, wrap each line a trace map covers (shared/trace_map.py,
-  made by page/capture.py from the trace objects) in a span that carries what the line came
-  from, and each proxy name in it in a focusable span (``data-proxy``; the definition also
-  ``data-def``); link each source comment (``# snippets/x.py:13: ...``) to that line of the
-  snippet's code block, which gets an id. The block's ``<code>`` carries its traces'
-  annotations (a notebook's output, rendered by mkdocs-jupyter, is a ``<pre>``: it carries
-  them); an include marked ``<!-- exec: stepper -->`` also carries the traces of the
-  ``last_traces`` list its code walked through, for the pass stepper.
+- ``on_page_content``: in each output block, link each source comment (``# snippets/x.py:13: ...``)
+  to that line of the snippet's code block, which gets an id, and give the block's ``<code>`` the
+  map of its trace lines (``data-lines``, stepper.line_map; from shared/trace_map.py, made by
+  page/capture.py from the trace objects): for each line what it came from, and where each proxy
+  name in it is (the definition marked). thunder-traces.js wraps the lines (``.tl``) and names
+  (``.tp[data-proxy]``, the definition also ``data-def``) from that map when the block first
+  comes into view or gets the focus, so a page loads only the spans a reader looks at. The
+  ``<code>`` also carries its traces' annotations (a notebook's output, rendered by
+  mkdocs-jupyter, is a ``<pre>``: it carries them); an include marked ``<!-- exec: stepper -->``
+  also carries the traces of the ``last_traces`` list its code walked through, for the pass stepper.
   Marked-up HTML is kept by a key of the HTML, the trace maps, the snippets and this code
   (``cache_dir`` option).
 - ``on_post_page``: load the script and the stylesheet on pages that have trace blocks.
 
-Only existing text is wrapped (the tree of plugins/links/html_links.py), so the page reads the same without
-JavaScript, and Material's copy button copies exactly the printed text.
+Only existing text is wrapped (the tree of plugins/links/html_links.py; in the browser, the
+script's), so the page reads the same without JavaScript, and Material's copy button copies
+exactly the printed text.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from mkdocs.utils import get_relative_url
 
 from thunder_docs.plugins.exec.notebooks import trace_maps
 from thunder_docs.plugins.traces.config import TracesConfig
-from thunder_docs.plugins.traces.stepper import line_open, name_open, source_link, trace_json, walk_json
+from thunder_docs.plugins.traces.stepper import attribute, has_folds, line_map, source_span, trace_json, walk_json
 from thunder_docs.shared.files import JsonStore, code_digest, digest
 from thunder_docs.shared.html_tree import Node, tokens, tree, wrap
 from thunder_docs.shared.model import Page, folder_of, site_of
@@ -45,6 +48,7 @@ ASSETS = Path(__file__).parent / "assets"
 SCRIPT = "assets/javascripts/thunder-traces.js"
 STYLESHEET = "assets/stylesheets/thunder-traces.css"
 MARK = "data-traces"  # on the <code> (or <pre>) of every interactive block: the page needs the script
+LINES = "data-lines"  # beside it: the map of its trace lines and names (stepper.line_map)
 
 
 class TracesPlugin(BasePlugin[TracesConfig]):
@@ -259,7 +263,11 @@ def mark_code(body: str, inc: Include, sources: set[str], anchors: set[str], rep
 
 # -- output blocks ------------------------------------------------------------------------------------------
 def mark_output(tag: str, body: str, block: Block, anchors: set[str]) -> tuple[str, str] | None:
-    """A ``<pre>`` of printed output with its trace lines marked up: its start tag and content."""
+    """A ``<pre>`` of printed output with its trace lines mapped: its start tag and content.
+
+    The text stays as printed (with its source comments linked); the block's element gets the
+    line map (``data-lines``) that thunder-traces.js marks the lines and names up from, when
+    the block first comes into view or gets the focus."""
     trace_map = block.trace_map
     stepper = block.include is not None and "stepper" in block.include.options and trace_map.walks
     if not trace_map.lines and not stepper:
@@ -270,29 +278,43 @@ def mark_output(tag: str, body: str, block: Block, anchors: set[str]) -> tuple[s
         return None
     starts = _line_starts(text)
     lines = [x for x in trace_map.lines if x.line < len(starts)]
-    for line in lines:  # lines first, then names inside them
-        first = starts[line.line]
-        last = starts[line.line + 1] - 1 if line.line + 1 < len(starts) else len(text) - 1
-        wrap(root, first, last, line_open(line), "</span>")
     for line in lines:
-        first = starts[line.line]
-        for name in line.names:
-            wrap(root, first + name.start, first + name.end - 1, name_open(name.name, name.defines), "</span>")
         if line.kind == "source" and line.source:
+            first = starts[line.line]
             printed = text[first:starts[line.line + 1] if line.line + 1 < len(starts) else len(text)]
-            at, shown, title = source_link(printed, line.source, line.col)
+            at, shown, title = source_span(printed, line.source, line.col)
             ident = source_id(*_split_source(line.source))
             if at >= 0 and ident in anchors:
-                wrap(root, first + at, first + at + len(shown) - 1,
-                      f'<a class="tsrc" href="#{ident}" title="{title}">', "</a>")
-    attrs = f' {MARK}="{html.escape(json.dumps([trace_json(t) for t in trace_map.traces], separators=(",", ":")))}"'
-    if stepper:
-        attrs += f' data-walk="{html.escape(json.dumps(walk_json(trace_map.walks[0]), separators=(",", ":")))}"'
+                wrap(root, first + at, first + at + len(shown) - 1, source_link(ident, title), "</a>")
+    attrs = block_attributes(trace_map, lines, walk_json(trace_map.walks[0]) if stepper else None)
     code = _code_node(root)
     if code is None:  # a notebook's output: a <pre> without <code>
-        return tag[:-1] + attrs + ">", root.html()
-    code.open = code.open[:-1] + attrs + ">"
+        return _with(tag, attrs), root.html()
+    code.open = _with(code.open, attrs)
     return tag, root.html()
+
+
+def _with(tag: str, attrs: str) -> str:
+    """A start tag with more attributes; a class among them joins the tag's own."""
+    if ' class="has-folds"' in attrs and ' class="' in tag:
+        attrs = attrs.replace(' class="has-folds"', "")
+        tag = tag.replace(' class="', ' class="has-folds ', 1)
+    return tag[:-1] + attrs + ">"
+
+
+def source_link(ident: str, title: str = "The line of the code above") -> str:
+    return f'<a class="tsrc" href="#{ident}" title="{title}">'
+
+
+def block_attributes(trace_map: TraceMap, lines: list, walk: list | None) -> str:
+    """The attributes of a trace block's element: its traces, its line map, its stepper's traces."""
+    attrs = f' {MARK}="{html.escape(json.dumps([trace_json(t) for t in trace_map.traces], separators=(",", ":")))}"'
+    attrs += f" {LINES}='{attribute(line_map(lines))}'"
+    if has_folds(lines):
+        attrs += ' class="has-folds"'
+    if walk is not None:
+        attrs += f' data-walk="{html.escape(json.dumps(walk, separators=(",", ":")))}"'
+    return attrs
 
 
 def _split_source(source: str) -> tuple[str, int]:

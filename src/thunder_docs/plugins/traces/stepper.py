@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import html
+import json
 import re
 
 from thunder_docs.shared.trace_map import Line, Step, Trace, Walk
@@ -80,7 +81,51 @@ def line_open(line: Line) -> str:
 
 
 def name_open(name: str, defines: bool) -> str:
-    return f'<span class="tp" data-proxy="{html.escape(name)}"{" data-def" if defines else ""} tabindex="0">'
+    """A name's span; ``tabindex="-1"``: thunder-traces.js gives one item per block the Tab stop (roving)."""
+    return f'<span class="tp" data-proxy="{html.escape(name)}"{" data-def" if defines else ""} tabindex="-1">'
+
+
+def line_map(lines: list[Line]) -> list[dict]:
+    """The map thunder-traces.js marks a block's lines and names up from (as ``line_open`` and
+    ``name_open`` would): per trace line, its line of the block (``l``), trace (``t``), kind (``k``,
+    left out for "op"), symbol (``y``), depth (``d``), executor (``x``), defined (``o``) and read
+    (``r``) names, source (``s``) and names (``n``: column, name, and 1 for the definition); a
+    field at its default is left out."""
+    rows = []
+    for line in lines:
+        row: dict = {"l": line.line, "t": line.trace}
+        if line.kind != "op":
+            row["k"] = line.kind
+        else:
+            row |= {"y": line.symbol, "d": line.depth}
+            if line.executor:
+                row["x"] = line.executor
+            if line.defines:
+                row["o"] = " ".join(line.defines)
+            if line.reads:
+                row["r"] = " ".join(line.reads)
+        if line.source:
+            row["s"] = line.source
+        if line.names:
+            row["n"] = [[n.start, n.name, 1] if n.defines else [n.start, n.name] for n in line.names]
+        rows.append(row)
+    return rows
+
+
+def has_folds(lines: list[Line]) -> bool:
+    """Whether thunder-traces.js adds a fold button to one of these lines: an operation followed by
+    a deeper operation of the same trace (its subsymbols). The build says so (``class="has-folds"``),
+    so the block is laid out for the buttons before the script runs and nothing moves."""
+    ordered = sorted(lines, key=lambda x: x.line)
+    return any(a.kind == "op" and b.kind == "op" and a.trace == b.trace and b.depth > a.depth
+               for a, b in zip(ordered, ordered[1:], strict=False))
+
+
+def attribute(value: object) -> str:
+    """JSON for an attribute in single quotes (``data-lines='...'``): its double quotes stay as
+    they are, which keeps a large map compact."""
+    text = json.dumps(value, separators=(",", ":"))
+    return text.replace("&", "&amp;").replace("'", "&#39;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def trace_json(trace: Trace) -> dict:
@@ -93,7 +138,7 @@ def trace_json(trace: Trace) -> dict:
 _FX_SOURCE = re.compile(r"# (<eval_with_key>\.\d+:\d+):")  # a ThunderFX trace's source comment
 
 
-def source_link(printed: str, source: str, col: int) -> tuple[int, str, str]:
+def source_span(printed: str, source: str, col: int) -> tuple[int, str, str]:
     """Where in a source comment its link goes (-1: nowhere), the text it covers, and its title.
 
     A comment names the line it links to; a ThunderFX trace's names FX's generated code, and
