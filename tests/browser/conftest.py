@@ -29,6 +29,7 @@ os.environ.setdefault("SOURCE_DATE_EPOCH", _last_commit_epoch())
 WEIGHTS: dict[str, dict[str, int]] = {}
 ACCESSIBILITY: dict[tuple[str, str], list[dict]] = {}  # (page source, scheme) -> axe violations
 OUTPUTS: dict[str, list[str]] = {}  # page source -> its printed outputs, as the browser shows them
+DIAGRAM_LABELS: dict[tuple[str, str, str], list[dict]] = {}  # (viewport, scheme, page source) -> a row per diagram
 
 
 @pytest.fixture(scope="session")
@@ -115,9 +116,15 @@ def shown_outputs():
     return OUTPUTS
 
 
+@pytest.fixture(scope="session")
+def diagram_labels():
+    return DIAGRAM_LABELS
+
+
 def pytest_sessionfinish(session):
     """Hand the collected rows to the summary: in this process, or to pytest-xdist's controller."""
-    rows = {"weights": WEIGHTS, "accessibility": {"\0".join(k): v for k, v in ACCESSIBILITY.items()}}
+    rows = {"weights": WEIGHTS, "accessibility": {"\0".join(k): v for k, v in ACCESSIBILITY.items()},
+            "diagram_labels": {"\0".join(k): v for k, v in DIAGRAM_LABELS.items()}}
     if hasattr(session.config, "workeroutput"):
         session.config.workeroutput["reports"] = rows
     else:

@@ -324,3 +324,31 @@ def accessibility_table(results: dict[tuple[str, str], list[dict]]) -> list[str]
         rules = ", ".join(sorted({v["id"] for v in violations})) or "-"
         lines.append(f"{name:<34}{scheme:<8}" + "".join(f"{counts[i]:>10}" for i in impacts) + f"  {rules}")
     return lines
+
+
+# -- diagram labels -------------------------------------------------------------------------
+DIAGRAM_LIMITS = {"desktop": (1280, 12), "phone": (390, 10)}  # viewport -> (width, smallest label in CSS px)
+
+
+def diagram_label_table(rows: dict[tuple[str, str, str], list[dict]]) -> list[str]:
+    """A text table: per viewport and scheme, the diagrams and labels measured, the smallest label
+    (and where), and how many diagrams and labels are under the viewport's limit."""
+    head = (f"{'viewport':<14}{'scheme':<8}{'diagrams':>9}{'labels':>8}{'smallest':>10}  {'where':<48}"
+            f"{'diagrams under':>15}{'labels under':>13}")
+    lines = [head, "-" * len(head)]
+    for viewport, (width, _limit) in DIAGRAM_LIMITS.items():
+        for scheme in ("light", "dark"):
+            found = [(page, row) for (v, s, page), diagrams in sorted(rows.items()) if (v, s) == (viewport, scheme)
+                     for row in diagrams]
+            if not found:
+                continue
+            page, row = min(found, key=lambda item: item[1]["smallest"])
+            where = f"{page} {row['diagram']}"
+            where = where if len(where) <= 46 else where[:45] + "…"
+            under = sum(1 for _, r in found if r["under"])
+            labels_under = sum(r["under"] for _, r in found)
+            lines.append(f"{viewport + ' ' + str(width):<14}{scheme:<8}{len(found):>9}{sum(r['labels'] for _, r in found):>8}"
+                         f"{row['smallest']:>8.1f}px  {where:<48}{under:>15}{labels_under:>13}")
+    lines.append(f"limits: {', '.join(f'{v} {lim}px' for v, (_, lim) in DIAGRAM_LIMITS.items())}; "
+                 "a diagram with a label under its limit fails its page's test")
+    return lines

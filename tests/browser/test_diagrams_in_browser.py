@@ -1,0 +1,137 @@
+"""(f) Diagrams as a reader sees them: every label big enough to read, on a desktop and on a phone,
+in both schemes; a diagram too wide for its column scrolls from the keyboard; the full-size view
+opens and closes from the keyboard.
+
+A label's size is its computed font size times the scale the SVG is drawn at where it stands
+(`getScreenCTM`), in CSS px. The run ends with the figures: per viewport and scheme, the smallest
+label and how many diagrams and labels are under the limit.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .harness import AXE_JS, DIAGRAM_LIMITS, SCHEMES, VIEWPORT, doc_pages
+
+# One worker runs every browser test: one Chromium, one server, one built site.
+pytestmark = pytest.mark.xdist_group("browser")
+
+PAGES = [page for page in doc_pages() if page.mermaid_fences()]
+# Viewport -> (window size, smallest label allowed, in CSS px).
+HEIGHTS = {"desktop": 800, "phone": 844}
+VIEWPORTS = {name: ({"width": width, "height": HEIGHTS[name]}, limit) for name, (width, limit) in DIAGRAM_LIMITS.items()}
+WIDEST = "guides/autograd/"  # its first diagram is the widest of the site's hand-written ones
+
+# Every diagram of the page's main column: the drawing shown (the one of the scheme, outside the
+# full-size view), its name (accTitle), whether its box scrolls, and each label's rendered size.
+LABELS_JS = """() => [...document.querySelectorAll(".md-typeset div.diagram")].map((div, index) => {
+  const svg = [...div.querySelectorAll("svg")].find((s) => s.getBoundingClientRect().width > 0);
+  if (!svg) return { index, name: "", labels: [] };
+  const name = (svg.querySelector(":scope > title") || {}).textContent || "";
+  const labels = [];
+  const walker = document.createTreeWalker(svg, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent.trim();
+    const element = node.parentElement;
+    if (!text || element.closest("title, desc, style")) continue;
+    const box = element.getBoundingClientRect();
+    if (!box.width || !box.height) continue;
+    const holder = element instanceof SVGGraphicsElement ? element : element.closest("foreignObject");
+    const ctm = holder.getScreenCTM();
+    const size = parseFloat(getComputedStyle(element).fontSize) * Math.hypot(ctm.a, ctm.b);
+    labels.push({ text: text.slice(0, 50), size: Math.round(size * 100) / 100 });
+  }
+  const scroller = svg.parentElement;
+  return { index, name, labels, overflows: scroller.scrollWidth > scroller.clientWidth + 1,
+           focusable: scroller.tabIndex >= 0 };
+})"""
+SCROLLABLE_JS = """async () => {
+  const result = await axe.run(document, { runOnly: { type: "rule", values: ["scrollable-region-focusable"] } });
+  return result.violations.flatMap((v) => v.nodes.map((n) => n.target.join(" ")));
+}"""
+
+
+def _measure(tab, size: dict) -> list[dict]:
+    tab.set_viewport_size(size)
+    tab.wait_for_timeout(50)  # a resize lays the page out again
+    return tab.evaluate(LABELS_JS)
+
+
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+@pytest.mark.parametrize("page", PAGES, ids=str)
+def test_every_diagram_label_is_big_enough(request, page, scheme, site_url, diagram_labels):
+    tab = request.getfixturevalue(scheme)
+    tab.goto(site_url + page.url, wait_until="load")
+    problems = []
+    try:
+        for viewport, (size, limit) in VIEWPORTS.items():
+            diagrams = _measure(tab, size)
+            if len(diagrams) != page.mermaid_fences():
+                problems.append(f"{viewport}: {len(diagrams)} diagrams shown for {page.mermaid_fences()} fences")
+            rows = []
+            for diagram in diagrams:
+                where = f"diagram {diagram['index'] + 1} ({diagram['name'] or 'no name'})"
+                if not diagram["labels"]:
+                    problems.append(f"{viewport}: {where} shows no label")
+                    continue
+                small = [label for label in diagram["labels"] if label["size"] < limit]
+                smallest = min(diagram["labels"], key=lambda label: label["size"])
+                rows.append({"diagram": where, "labels": len(diagram["labels"]), "under": len(small),
+                             "smallest": smallest["size"]})
+                if small:
+                    shown = ", ".join(f"{label['text']!r} {label['size']:.1f}px" for label in small[:5])
+                    problems.append(f"{viewport} {size['width']}px: {where}: {len(small)} of {len(diagram['labels'])} "
+                                    f"labels under {limit}px: {shown}{' ...' if len(small) > 5 else ''}")
+                if diagram.get("overflows") and not diagram.get("focusable"):
+                    problems.append(f"{viewport}: {where} scrolls sideways but cannot take keyboard focus")
+            diagram_labels[(viewport, scheme, page.source)] = rows
+            if diagrams and any(d.get("overflows") for d in diagrams):
+                if not tab.evaluate("typeof axe !== 'undefined'"):
+                    tab.add_script_tag(content=AXE_JS.read_text(encoding="utf-8"))
+                problems += [f"{viewport}: axe scrollable-region-focusable: {t}" for t in tab.evaluate(SCROLLABLE_JS)]
+    finally:
+        tab.set_viewport_size(VIEWPORT)
+    assert not problems, f"{page.source} ({scheme}):\n  " + "\n  ".join(problems)
+
+
+OPEN_STATE_JS = """() => {
+  const dialog = document.querySelector("dialog.diagram__full[open]");
+  const svg = dialog && dialog.querySelector("svg");
+  const sizes = svg ? [...svg.querySelectorAll("text, tspan")].filter((t) => t.getBoundingClientRect().width > 0)
+    .map((t) => parseFloat(getComputedStyle(t).fontSize) * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b)) : [];
+  return { open: !!dialog, svg: !!svg, focusInside: !!dialog && dialog.contains(document.activeElement),
+           smallest: sizes.length ? Math.min(...sizes) : null };
+}"""
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+def test_the_full_size_view_opens_and_closes_from_the_keyboard(request, scheme, viewport, site_url):
+    tab = request.getfixturevalue(scheme)
+    size, limit = VIEWPORTS[viewport]
+    tab.set_viewport_size(size)
+    try:
+        tab.goto(site_url + WIDEST, wait_until="load")
+        diagram = tab.locator(".md-typeset div.diagram").first
+        button = diagram.locator("button.diagram__open")
+        assert button.count() == 1, "the diagram has no button that opens it full size"
+        box = button.bounding_box()
+        assert box and box["width"] >= 24 and box["height"] >= 24, f"the button is smaller than 24x24 px: {box}"
+        # Tab reaches the button: from the element before it in the tab order.
+        button.focus()
+        tab.keyboard.press("Shift+Tab")
+        tab.keyboard.press("Tab")
+        assert button.evaluate("(b) => b === document.activeElement"), "Tab does not reach the full-size button"
+        tab.keyboard.press("Enter")
+        state = tab.evaluate(OPEN_STATE_JS)
+        assert state["open"] and state["svg"], f"Enter did not open the diagram full size: {state}"
+        assert state["focusInside"], "focus did not move into the full-size view"
+        assert state["smallest"] is not None and state["smallest"] >= limit, \
+            f"the full-size view shows labels of {state['smallest']}px, under {limit}px"
+        tab.keyboard.press("Escape")
+        state = tab.evaluate(OPEN_STATE_JS)
+        assert not state["open"], "Escape did not close the full-size view"
+        assert button.evaluate("(b) => b === document.activeElement"), "focus did not return to the button"
+        assert diagram.locator("svg").first.is_visible(), "the diagram is not back in the page"
+    finally:
+        tab.set_viewport_size(VIEWPORT)
