@@ -180,16 +180,18 @@ SEARCH_READY_JS = """() => {
   return !meta || meta.textContent.trim() !== "Initializing search";
 }"""
 
-# Each diagram is inline SVG drawn at build time, in a light and a dark variant; the scheme's
-# CSS shows one. For each: how many variants show, which one, its size, its accessible name
-# and description (what aria-labelledby and aria-describedby point to).
+# Each diagram is inline SVG drawn at build time, once for both schemes; the stylesheet colours
+# it for the scheme shown. For each: how many SVGs show, the colour of its text (Mermaid's
+# theme of the scheme: DIAGRAM_TEXT), its size, its accessible name and description (what
+# aria-labelledby and aria-describedby point to).
+DIAGRAM_TEXT = {"light": "rgb(51, 51, 51)", "dark": "rgb(204, 204, 204)"}  # Mermaid's default and dark themes
 DIAGRAMS_JS = """() => [...document.querySelectorAll(".md-typeset div.diagram")].map((div) => {
   const shown = [...div.querySelectorAll(":scope > div > svg")].filter((svg) => svg.getBoundingClientRect().width > 0);
   const svg = shown[0];
   const box = svg ? svg.getBoundingClientRect() : { width: 0, height: 0 };
   const text = (attr) => svg && svg.getAttribute(attr) ?
     svg.getAttribute(attr).split(" ").map((id) => (document.getElementById(id) || {}).textContent || "").join(" ").trim() : "";
-  return { shown: shown.length, variant: svg ? svg.parentElement.className : null, width: box.width, height: box.height,
+  return { shown: shown.length, text: svg ? getComputedStyle(svg).fill : null, width: box.width, height: box.height,
            name: text("aria-labelledby"), description: text("aria-describedby") };
 })"""
 

@@ -135,3 +135,46 @@ def test_the_full_size_view_opens_and_closes_from_the_keyboard(request, scheme, 
         assert diagram.locator("svg").first.is_visible(), "the diagram is not back in the page"
     finally:
         tab.set_viewport_size(VIEWPORT)
+
+
+PRINTED_JS = """() => [...document.querySelectorAll(".md-typeset div.diagram")].map((div) => {
+  const svg = div.querySelector("svg");
+  const box = svg.parentElement;
+  const bar = div.querySelector(".diagram__bar");
+  return { name: (svg.querySelector(":scope > title") || {}).textContent, svg: svg.getBoundingClientRect().width,
+           box: box.clientWidth, cut: box.scrollWidth > box.clientWidth + 1,
+           button: !!bar && bar.getBoundingClientRect().height > 0 };
+})"""
+
+
+@pytest.mark.parametrize("url", [WIDEST, "guides/executors/"])
+def test_a_printed_diagram_is_whole(light, site_url, url):
+    """In print a diagram fits the page's width (it may shrink there), and its button is not printed."""
+    light.goto(site_url + url, wait_until="load")
+    light.emulate_media(media="print")
+    try:
+        diagrams = light.evaluate(PRINTED_JS)
+    finally:
+        light.emulate_media(media="screen")
+    assert diagrams, f"{url} shows no diagram"
+    problems = [d for d in diagrams if d["cut"] or d["svg"] > d["box"] + 1 or d["button"]]
+    assert not problems, f"{url}: printed diagrams cut off or with their button: {problems}"
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_a_diagram_that_scrolls_scrolls_from_the_keyboard(light, site_url, viewport):
+    """The executors' decision diagram is wider than the column at its smallest size, on both viewports."""
+    light.set_viewport_size(VIEWPORTS[viewport][0])
+    try:
+        light.goto(site_url + "guides/executors/", wait_until="load")
+        box = light.locator(".md-typeset div.diagram .diagram__scroll").first
+        state = box.evaluate("(b) => ({ tab: b.tabIndex, role: b.getAttribute('role'), name: b.getAttribute('aria-label'),"
+                             " scrolls: b.scrollWidth > b.clientWidth + 1 })")
+        assert state["scrolls"], f"the diagram fits at {viewport}: pick a wider one for this test"
+        assert state["tab"] == 0 and state["role"] == "group" and state["name"], \
+            f"the scroll box is not a named Tab stop: {state}"
+        box.focus()
+        light.keyboard.press("ArrowRight")
+        light.wait_for_function("(b) => b.scrollLeft > 0", arg=box.element_handle(), timeout=2000)
+    finally:
+        light.set_viewport_size(VIEWPORT)

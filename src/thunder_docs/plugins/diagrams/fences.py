@@ -28,7 +28,7 @@ THEMES = {
 # fails) and wrap at `wrappingWidth`, inside a word too: 280 px holds our longest names.
 MERMAID_CONFIG = {"htmlLabels": False, "flowchart": {"htmlLabels": False, "wrappingWidth": 280}}
 # Bump when the way an SVG is drawn or post-processed changes: every diagram is redrawn.
-FORMAT = 2
+FORMAT = 4
 
 _ACC_TITLE = re.compile(r"^\s*accTitle\s*:\s*\S", re.M)
 _ACC_DESCR = re.compile(r"^\s*accDescr\s*(:\s*\S|\{)", re.M)

@@ -9,17 +9,18 @@ both themes write alike once, the others once per scheme, under Material's
 The SVG keeps only its own rules.
 
 The rest makes the SVG smaller and valid HTML: attributes no browser reads (``data-*``, which
-only Mermaid's script would; ``name``, which SVG has not), markers and symbols nothing uses,
+only Mermaid's script would; ``name``, which SVG has not; an empty ``font-weight``), markers and symbols nothing uses,
 one text node per line of a label instead of one per word, and coordinates to 1/100 px.
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 ROLE = re.compile(r'aria-roledescription="([^"]+)"')
 _STYLE = re.compile(r"<style>(.*?)</style>", re.S)
-_SCOPE = "&"  # stands for the SVG's id in a rule's selectors while rules are compared
+_SCOPE = "\x00"  # stands for the SVG's id in a rule's selectors while rules are compared
 
 
 def role(svg: str) -> str:
@@ -29,9 +30,10 @@ def role(svg: str) -> str:
 
 
 def rules(svg: str, svg_id: str) -> list[str]:
-    """The rules of the SVG's stylesheet, in order, with its id written as ``&``."""
+    """The rules of the SVG's stylesheet, in order, as CSS (Mermaid writes ``>`` as ``&gt;``), with
+    its id written as ``_SCOPE``."""
     match = _STYLE.search(svg)
-    css = match.group(1) if match else ""
+    css = html.unescape(match.group(1)) if match else ""
     found, depth, start = [], 0, 0
     for index, char in enumerate(css):
         if char == "{":
@@ -45,7 +47,7 @@ def rules(svg: str, svg_id: str) -> list[str]:
 
 
 def scoped(rule: str, scope: str) -> str:
-    """A rule with ``&`` replaced by ``scope`` (a rule with no ``&``, an @keyframes, stays)."""
+    """A rule with ``_SCOPE`` replaced by ``scope`` (a rule without it, an @keyframes, stays)."""
     return rule.replace(_SCOPE, scope)
 
 
@@ -77,14 +79,13 @@ def _selector(rule: str) -> str:
 def own_rules(svg: str, svg_id: str, shared: list[str]) -> str:
     """The SVG with only the rules its type does not share (its classDefs) left in its stylesheet."""
     common = set(shared)
-    own = [scoped(r, f"#{svg_id}") for r in rules(svg, svg_id) if r not in common]
+    own = [html.escape(scoped(r, f"#{svg_id}"), quote=False) for r in rules(svg, svg_id) if r not in common]
     return _STYLE.sub(lambda _: f"<style>{''.join(own)}</style>" if own else "", svg, count=1)
 
 
-_DATA = re.compile(r' (?:data-[\w-]+|name)="[^"]*"')
+_DATA = re.compile(r' (?:data-[\w-]+|name)="[^"]*"| font-(?:weight|style)=""')
 _EMPTY_STYLE = re.compile(r' style=""')
-_WORD = '<tspan font-style="normal" class="text-inner-tspan" font-weight="normal">'
-_WORDS = re.compile(rf'((?:{re.escape(_WORD)}[^<]*</tspan>)+)')
+_WORDS = re.compile(r'((?:<tspan font-style="normal" class="text-inner-tspan"(?: font-weight="normal")?>[^<]*</tspan>)+)')
 _NUMBERED = re.compile(r' (d|x|y|x1|x2|y1|y2|cx|cy|r|rx|ry|width|height|transform|viewBox|points|style|refX|refY)="([^"]*)"')
 _LONG_NUMBER = re.compile(r"(-?\d+\.\d{3,})")
 _DEFINED = re.compile(r'<(marker|symbol)\b[^>]*\bid="([^"]+)".*?</\1>', re.S)

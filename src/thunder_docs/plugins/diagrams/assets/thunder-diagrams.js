@@ -3,9 +3,15 @@
 // each diagram opens it full size in a dialog; Escape or its Close button closes it, and focus
 // returns to the button. Without this script the page shows each diagram as drawn.
 (() => {
+  // A box that scrolls is a named group in the Tab order; one that does not is neither.
   const fit = (box) => {
-    if (box.scrollWidth > box.clientWidth + 1) box.tabIndex = 0;
-    else box.removeAttribute("tabindex");
+    if (box.scrollWidth > box.clientWidth + 1) {
+      box.tabIndex = 0;
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", box.dataset.name);
+    } else {
+      ["tabindex", "role", "aria-label"].forEach((attribute) => box.removeAttribute(attribute));
+    }
   };
   const observer = new ResizeObserver((entries) => entries.forEach((entry) => fit(entry.target)));
   const element = (tag, className, text) => {
@@ -18,8 +24,7 @@
     const svg = box.querySelector("svg");
     if (!svg) return;
     const name = (svg.querySelector("title") || {}).textContent || "diagram";
-    box.setAttribute("role", "group");
-    box.setAttribute("aria-label", name);
+    box.dataset.name = name;
     observer.observe(box);
     fit(box);
     const bar = element("div", "diagram__bar");
@@ -33,7 +38,7 @@
       if (!dialog) {
         dialog = element("dialog", "diagram__full");
         dialog.setAttribute("aria-label", name);
-        const head = element("div", "diagram__bar");
+        const head = element("div", "diagram__bar diagram__head");
         const close = element("button", "diagram__close", "Close");
         close.type = "button";
         close.addEventListener("click", () => dialog.close());
@@ -41,7 +46,7 @@
         canvas.tabIndex = 0;
         canvas.setAttribute("role", "group");
         canvas.setAttribute("aria-label", name);
-        head.append(close);
+        head.append(element("span", "diagram__name", name), close);
         dialog.append(head, canvas);
         dialog.addEventListener("close", () => {
           box.append(svg);
