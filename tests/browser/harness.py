@@ -336,7 +336,7 @@ def diagram_label_table(rows: dict[tuple[str, str, str], list[dict]]) -> list[st
     """A text table: per viewport and scheme, the diagrams and labels measured, the smallest label
     (and where), and how many diagrams and labels are under the viewport's limit."""
     head = (f"{'viewport':<14}{'scheme':<8}{'diagrams':>9}{'labels':>8}{'smallest':>10}  {'where':<48}"
-            f"{'diagrams under':>15}{'labels under':>13}")
+            f"{'diagrams under':>15}{'labels under':>13}{'text contrast':>14}{'line contrast':>14}")
     lines = [head, "-" * len(head)]
     for viewport, (width, _limit) in DIAGRAM_LIMITS.items():
         for scheme in ("light", "dark"):
@@ -349,8 +349,10 @@ def diagram_label_table(rows: dict[tuple[str, str, str], list[dict]]) -> list[st
             where = where if len(where) <= 46 else where[:45] + "…"
             under = sum(1 for _, r in found if r["under"])
             labels_under = sum(r["under"] for _, r in found)
+            text = min(r.get("contrast") or 0 for _, r in found)
+            line = min((r["lines"] for _, r in found if r.get("lines") is not None), default=0)
             lines.append(f"{viewport + ' ' + str(width):<14}{scheme:<8}{len(found):>9}{sum(r['labels'] for _, r in found):>8}"
-                         f"{row['smallest']:>8.1f}px  {where:<48}{under:>15}{labels_under:>13}")
-    lines.append(f"limits: {', '.join(f'{v} {lim}px' for v, (_, lim) in DIAGRAM_LIMITS.items())}; "
-                 "a diagram with a label under its limit fails its page's test")
+                         f"{row['smallest']:>8.1f}px  {where:<48}{under:>15}{labels_under:>13}{text:>12.1f}:1{line:>12.1f}:1")
+    lines.append(f"limits: {', '.join(f'{v} {lim}px' for v, (_, lim) in DIAGRAM_LIMITS.items())}, contrast 4.5:1 for "
+                 "text and 3:1 for lines (the lowest shown); a diagram under a limit fails its page's test")
     return lines

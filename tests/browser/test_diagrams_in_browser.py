@@ -20,31 +20,77 @@ PAGES = [page for page in doc_pages() if page.mermaid_fences()]
 # Viewport -> (window size, smallest label allowed, in CSS px).
 HEIGHTS = {"desktop": 800, "phone": 844}
 VIEWPORTS = {name: ({"width": width, "height": HEIGHTS[name]}, limit) for name, (width, limit) in DIAGRAM_LIMITS.items()}
+TEXT_CONTRAST, LINE_CONTRAST = 4.5, 3  # WCAG AA: text (1.4.3), lines a reader must see (1.4.11)
 WIDEST = "guides/autograd/"  # its first diagram is the widest of the site's hand-written ones
 
 # Every diagram of the page's main column: the drawing shown (the one of the scheme, outside the
-# full-size view), its name (accTitle), whether its box scrolls, and each label's rendered size.
-LABELS_JS = """() => [...document.querySelectorAll(".md-typeset div.diagram")].map((div, index) => {
-  const svg = [...div.querySelectorAll("svg")].find((s) => s.getBoundingClientRect().width > 0);
-  if (!svg) return { index, name: "", labels: [] };
-  const name = (svg.querySelector(":scope > title") || {}).textContent || "";
-  const labels = [];
-  const walker = document.createTreeWalker(svg, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const text = node.textContent.trim();
-    const element = node.parentElement;
-    if (!text || element.closest("title, desc, style")) continue;
-    const box = element.getBoundingClientRect();
-    if (!box.width || !box.height) continue;
-    const holder = element instanceof SVGGraphicsElement ? element : element.closest("foreignObject");
-    const ctm = holder.getScreenCTM();
-    const size = parseFloat(getComputedStyle(element).fontSize) * Math.hypot(ctm.a, ctm.b);
-    labels.push({ text: text.slice(0, 50), size: Math.round(size * 100) / 100 });
-  }
-  const scroller = svg.parentElement;
-  return { index, name, labels, overflows: scroller.scrollWidth > scroller.clientWidth + 1,
-           focusable: scroller.tabIndex >= 0 };
-})"""
+# full-size view), its name (accTitle), whether its box scrolls, each label's rendered size and
+# its contrast, and the lowest contrast of a line with the page. A label's background is what is
+# painted under its centre before it (SVG paints in document order): each filled shape there,
+# with its opacity, over the page's background. A line is measured against the page.
+LABELS_JS = """() => {
+  const parse = (c) => {
+    const m = /rgba?\\(([^)]+)\\)/.exec(c || "");
+    if (!m) return null;
+    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 };
+  };
+  const over = (top, bottom) => ({ r: top.r * top.a + bottom.r * (1 - top.a), g: top.g * top.a + bottom.g * (1 - top.a),
+                                   b: top.b * top.a + bottom.b * (1 - top.a), a: 1 });
+  const luminance = (c) => [c.r, c.g, c.b].map((v) => v / 255)
+    .map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const page = parse(getComputedStyle(document.body).backgroundColor) || { r: 255, g: 255, b: 255, a: 1 };
+  const round = (v) => Math.round(v * 100) / 100;
+  return [...document.querySelectorAll(".md-typeset div.diagram")].map((div, index) => {
+    const svg = [...div.querySelectorAll("svg")].find((s) => s.getBoundingClientRect().width > 0);
+    if (!svg) return { index, name: "", labels: [] };
+    const name = (svg.querySelector(":scope > title") || {}).textContent || "";
+    const shapes = [...svg.querySelectorAll("rect, polygon, path, circle, ellipse")]
+      .filter((shape) => !shape.closest("marker, defs, symbol"));
+    const under = (element) => {
+      const box = element.getBoundingClientRect();
+      const [x, y] = [box.left + box.width / 2, box.top + box.height / 2];
+      let colour = page;
+      for (const shape of shapes) {
+        if (!(shape.compareDocumentPosition(element) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;
+        const r = shape.getBoundingClientRect();
+        if (!r.width || !r.height || x < r.left || x > r.right || y < r.top || y > r.bottom) continue;
+        const style = getComputedStyle(shape);
+        const fill = parse(style.fill);
+        if (!fill || style.display === "none" || style.visibility === "hidden") continue;
+        fill.a *= parseFloat(style.opacity) * parseFloat(style.fillOpacity);
+        colour = over(fill, colour);
+      }
+      return colour;
+    };
+    const labels = [];
+    const walker = document.createTreeWalker(svg, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent.trim();
+      const element = node.parentElement;
+      if (!text || element.closest("title, desc, style")) continue;
+      const box = element.getBoundingClientRect();
+      if (!box.width || !box.height) continue;
+      const holder = element instanceof SVGGraphicsElement ? element : element.closest("foreignObject");
+      const ctm = holder.getScreenCTM();
+      const style = getComputedStyle(element);
+      const size = parseFloat(style.fontSize) * Math.hypot(ctm.a, ctm.b);
+      const ink = parse(element instanceof SVGElement ? style.fill : style.color);
+      labels.push({ text: text.slice(0, 50), size: round(size),
+                    contrast: ink ? round(ratio(over(ink, under(element)), under(element))) : null });
+    }
+    const lines = shapes.concat([...svg.querySelectorAll("line")]).filter((shape) => {
+      const style = getComputedStyle(shape);
+      const box = shape.getBoundingClientRect();
+      return style.fill === "none" && parse(style.stroke) && box.width + box.height > 0;
+    }).map((shape) => round(ratio(over(parse(getComputedStyle(shape).stroke), page), page)));
+    const scroller = svg.parentElement;
+    return { index, name, labels, lines: lines.length ? Math.min(...lines) : null,
+             overflows: scroller.scrollWidth > scroller.clientWidth + 1, focusable: scroller.tabIndex >= 0 };
+  });
+}"""
 SCROLLABLE_JS = """async () => {
   const result = await axe.run(document, { runOnly: { type: "rule", values: ["scrollable-region-focusable"] } });
   return result.violations.flatMap((v) => v.nodes.map((n) => n.target.join(" ")));
@@ -76,8 +122,16 @@ def test_every_diagram_label_is_big_enough(request, page, scheme, site_url, diag
                     continue
                 small = [label for label in diagram["labels"] if label["size"] < limit]
                 smallest = min(diagram["labels"], key=lambda label: label["size"])
+                faint = [label for label in diagram["labels"] if label["contrast"] is None or label["contrast"] < TEXT_CONTRAST]
+                lowest = min((label["contrast"] or 0 for label in diagram["labels"]), default=0)
                 rows.append({"diagram": where, "labels": len(diagram["labels"]), "under": len(small),
-                             "smallest": smallest["size"]})
+                             "smallest": smallest["size"], "contrast": lowest, "lines": diagram["lines"]})
+                if faint:
+                    shown = ", ".join(f"{label['text']!r} {label['contrast']}:1" for label in faint[:5])
+                    problems.append(f"{viewport}: {where}: {len(faint)} labels under {TEXT_CONTRAST}:1 contrast: {shown}")
+                if diagram["lines"] is not None and diagram["lines"] < LINE_CONTRAST:
+                    problems.append(f"{viewport}: {where}: a line at {diagram['lines']}:1 contrast with the page, "
+                                    f"under {LINE_CONTRAST}:1")
                 if small:
                     shown = ", ".join(f"{label['text']!r} {label['size']:.1f}px" for label in small[:5])
                     problems.append(f"{viewport} {size['width']}px: {where}: {len(small)} of {len(diagram['labels'])} "
