@@ -151,7 +151,11 @@ def test_every_diagram_of_the_site_is_drawn_and_committed():
     unstyled = [kind for kind in kinds
                 if not (ROOT / defaults.directory / f"{style_key(kind, PROBES[kind], version, options)}.css").is_file()]
     assert not unstyled, f"the shared styles of {unstyled} diagrams are not drawn yet (run `scripts/dev build`)"
-    # Mermaid reads Markdown in labels: `__call__` would show as a bold "call" (write #95; for "_").
-    bold = [f"{d.where}: {name}" for d in diagrams for name in re.findall(r"__(\w+?)__", d.text)
+    # Mermaid reads Markdown in labels: `__call__` would show as a bold "call" (write #95; for "_"),
+    # and SVG labels show an entity as typed (the build decodes it).
+    typed = [f"{d.where}: {m}" for d in diagrams
+             for m in re.findall(r"&amp;(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);", drawings[d.where].read_text(encoding="utf-8"))]
+    assert not typed, f"an entity shown as typed in a drawing: {typed}"
+    bold = [f"{d.where}: {name}" for d in diagrams for name in re.findall(r"__(\w+?)__", d.text.replace("#95;", "_"))
             if re.search(rf'font-weight="bold"[^>]*>\s*{name}<', drawings[d.where].read_text(encoding="utf-8"))]
     assert not bold, f"a dunder name drawn in bold: {bold}"

@@ -25,10 +25,10 @@ THEMES = {
 # Mermaid's configuration for every drawing: labels are SVG text, which scales with the drawing
 # and is valid HTML (HTML labels put a <p> in a <span> in a <foreignObject>). SVG labels read
 # Markdown (`*italic*`; a line that starts with `# ` or `+ ` needs `#8203;` before it, or Mermaid
-# fails) and wrap at `wrappingWidth`, inside a word too: 280 px holds our longest names.
-MERMAID_CONFIG = {"htmlLabels": False, "flowchart": {"htmlLabels": False, "wrappingWidth": 280}}
+# fails) and wrap at `wrappingWidth`, inside a word too: 400 px holds our longest names.
+MERMAID_CONFIG = {"htmlLabels": False, "flowchart": {"htmlLabels": False, "wrappingWidth": 400}}
 # Bump when the way an SVG is drawn or post-processed changes: every diagram is redrawn.
-FORMAT = 4
+FORMAT = 6
 
 _ACC_TITLE = re.compile(r"^\s*accTitle\s*:\s*\S", re.M)
 _ACC_DESCR = re.compile(r"^\s*accDescr\s*(:\s*\S|\{)", re.M)

@@ -10,7 +10,9 @@ The SVG keeps only its own rules.
 
 The rest makes the SVG smaller and valid HTML: attributes no browser reads (``data-*``, which
 only Mermaid's script would; ``name``, which SVG has not; an empty ``font-weight``), markers and symbols nothing uses,
-one text node per line of a label instead of one per word, and coordinates to 1/100 px.
+one text node per line of a label instead of one per word, and coordinates to 1/100 px. An
+entity that SVG labels show as typed (``#95;`` or ``->`` is ``&#95;`` or ``-&gt;`` on the page)
+becomes its character.
 """
 
 from __future__ import annotations
@@ -88,12 +90,14 @@ _EMPTY_STYLE = re.compile(r' style=""')
 _WORDS = re.compile(r'((?:<tspan font-style="normal" class="text-inner-tspan"(?: font-weight="normal")?>[^<]*</tspan>)+)')
 _NUMBERED = re.compile(r' (d|x|y|x1|x2|y1|y2|cx|cy|r|rx|ry|width|height|transform|viewBox|points|style|refX|refY)="([^"]*)"')
 _LONG_NUMBER = re.compile(r"(-?\d+\.\d{3,})")
+_TYPED_ENTITY = re.compile(r"&amp;(#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);")
 _DEFINED = re.compile(r'<(marker|symbol)\b[^>]*\bid="([^"]+)".*?</\1>', re.S)
 
 
 def compact(svg: str) -> str:
     """The SVG without what no reader's browser uses, its numbers to 1/100 px (see the module's docstring)."""
     svg = _DATA.sub("", svg)
+    svg = _TYPED_ENTITY.sub(lambda m: html.escape(html.unescape(f"&{m.group(1)};"), quote=False), svg)
     svg = _EMPTY_STYLE.sub("", svg)
     svg = _WORDS.sub(lambda m: re.sub(r"<[^>]+>", "", m.group(1)), svg)
     svg = _NUMBERED.sub(lambda m: f' {m.group(1)}="{_LONG_NUMBER.sub(_round, m.group(2))}"', svg)
