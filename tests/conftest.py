@@ -87,7 +87,8 @@ def built_site(tmp_path_factory) -> Path:
 
 
 # -- reports the browser tests collect (page weights, the axe audit), printed once at the end -------
-REPORTS: dict[str, dict] = {"weights": {}, "accessibility": {}, "print": {}, "html": {}, "keyboard": {}}
+REPORTS: dict[str, dict] = {"weights": {}, "accessibility": {}, "print": {}, "html": {}, "keyboard": {},
+                           "diagram_labels": {}}
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -98,7 +99,7 @@ def pytest_testnodedown(node, error):
 
 
 def pytest_terminal_summary(terminalreporter):
-    from browser.harness import accessibility_table, html_table, keyboard_table, print_table, weight_table
+    from browser.harness import accessibility_table, diagram_label_table, html_table, keyboard_table, print_table, weight_table
 
     accessibility = {tuple(k.split("\0")): v for k, v in REPORTS["accessibility"].items()}
     if accessibility:
@@ -117,6 +118,11 @@ def pytest_terminal_summary(terminalreporter):
         for line in print_table(dict(sorted(REPORTS["print"].items()))):
             terminalreporter.write_line(line)
         terminalreporter.write_line("a cut line or a control that prints fails the page's test")
+    labels = {tuple(k.split("\0")): v for k, v in REPORTS["diagram_labels"].items()}
+    if labels:
+        terminalreporter.section("diagram labels (rendered font size, CSS px)")
+        for line in diagram_label_table(labels):
+            terminalreporter.write_line(line)
     if REPORTS["weights"]:
         terminalreporter.section("page weight (first load, light scheme)")
         for line in weight_table(dict(sorted(REPORTS["weights"].items()))):

@@ -15,8 +15,10 @@ import pytest
 
 from conftest import DOCS, ROOT
 from thunder_docs.plugins.diagrams.config import DiagramsConfig
-from thunder_docs.plugins.diagrams.fences import THEMES, find_diagrams, key
+from thunder_docs.plugins.diagrams.draw import PROBES
+from thunder_docs.plugins.diagrams.fences import find_diagrams, key, style_key
 from thunder_docs.plugins.diagrams.plugin import _pinned_mermaid
+from thunder_docs.plugins.diagrams.svg import role
 
 NO_BROWSER = {"CHROMIUM": "/nonexistent/chromium"}
 
@@ -65,18 +67,28 @@ def drew(log: str) -> int:
 def test_a_diagram_is_drawn_once_then_reused_without_a_browser(throwaway, tmp_path):
     cold = build(throwaway, PAGE)
     assert cold.returncode == 0, cold.stdout
-    assert drew(cold.stdout) == 2, cold.stdout  # a light and a dark drawing
+    assert drew(cold.stdout) == 1, cold.stdout  # one drawing for both schemes
     svgs = sorted((tmp_path / "diagrams").glob("*.svg"))
-    assert len(svgs) == 2
+    assert len(svgs) == 1
+    # The rules every flowchart shares, for each scheme, are kept beside it and served in the stylesheet.
+    styles = sorted((tmp_path / "diagrams").glob("*.css"))
+    assert len(styles) == 1
+    shared = styles[0].read_text()
+    assert '[data-md-color-scheme="default"] .diagram svg[aria-roledescription="flowchart-v2"]' in shared
+    assert '[data-md-color-scheme="slate"] .diagram svg[aria-roledescription="flowchart-v2"]' in shared
+    assert shared in (tmp_path / "site" / "assets" / "stylesheets" / "thunder-diagrams.css").read_text()
 
     html = (tmp_path / "site" / "index.html").read_text()
     assert "mermaid.min.js" not in html and "data-diagram=" not in html
-    variants = re.findall(r'<div class="diagram__(light|dark)"><svg id="(mmd-[0-9a-f]+)"', html)
-    assert sorted(v for v, _ in variants) == ["dark", "light"], variants
-    for _, svg_id in variants:
+    drawings = re.findall(r'<div class="diagram__scroll"><svg id="(mmd-[0-9a-f]+)"', html)
+    assert len(drawings) == 1, drawings
+    for svg_id in drawings:
         assert f'aria-labelledby="chart-title-{svg_id}"' in html
         assert f'<title id="chart-title-{svg_id}">Two boxes</title>' in html
         assert f'<desc id="chart-desc-{svg_id}">A points to B.</desc>' in html
+    # SVG text labels, no HTML inside the SVG (Mermaid's HTML labels put a <p> in a <span>).
+    assert "<foreignObject" not in html and ">first box</tspan>" in html
+    assert "thunder-diagrams.js" in html and "thunder-diagrams.css" in html
     ids = re.findall(r'(?<![\w-])id="([^"]+)"', html)
     assert len(ids) == len(set(ids)), f"duplicate ids: {sorted(i for i in set(ids) if ids.count(i) > 1)}"
 
@@ -85,6 +97,7 @@ def test_a_diagram_is_drawn_once_then_reused_without_a_browser(throwaway, tmp_pa
     assert drew(warm.stdout) == 0, warm.stdout
     assert sorted((tmp_path / "diagrams").glob("*.svg")) == svgs
     shown = re.compile(r'<div class="diagram">.*?</svg></div></div>', re.S)
+    assert sorted((tmp_path / "diagrams").glob("*.css")) == styles
     assert shown.findall((tmp_path / "site" / "index.html").read_text()) == shown.findall(html) != []
 
 
@@ -131,11 +144,18 @@ def test_every_diagram_of_the_site_is_drawn_and_committed():
     diagrams = [d for page in sorted(DOCS.rglob("*.md"))
                 for d in find_diagrams(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())]
     assert diagrams, "no Mermaid fence in docs/"
-    missing = [f"{d.where} ({scheme})" for d in diagrams for scheme in THEMES
-               if not (ROOT / defaults.directory / f"{key(d.text, scheme, version, options)}.svg").is_file()]
+    drawings = {d.where: ROOT / defaults.directory / f"{key(d.text, version, options)}.svg" for d in diagrams}
+    missing = [where for where, svg in drawings.items() if not svg.is_file()]
     assert not missing, "not drawn yet (run `scripts/dev build` and commit diagrams/): " + ", ".join(missing)
-    # Mermaid reads Markdown in some labels: `__call__` would show as a bold "call" (write #95; for "_").
-    bold = [f"{d.where}: {name}" for d in diagrams for name in re.findall(r"__(\w+?)__", d.text) for s in THEMES
-            if f"<strong>{name}</strong>" in (ROOT / defaults.directory / f"{key(d.text, s, version, options)}.svg")
-            .read_text(encoding="utf-8")]
+    kinds = {role(svg.read_text(encoding="utf-8")) for svg in drawings.values()}
+    unstyled = [kind for kind in kinds
+                if not (ROOT / defaults.directory / f"{style_key(kind, PROBES[kind], version, options)}.css").is_file()]
+    assert not unstyled, f"the shared styles of {unstyled} diagrams are not drawn yet (run `scripts/dev build`)"
+    # Mermaid reads Markdown in labels: `__call__` would show as a bold "call" (write #95; for "_"),
+    # and SVG labels show an entity as typed (the build decodes it).
+    typed = [f"{d.where}: {m}" for d in diagrams
+             for m in re.findall(r"&amp;(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);", drawings[d.where].read_text(encoding="utf-8"))]
+    assert not typed, f"an entity shown as typed in a drawing: {typed}"
+    bold = [f"{d.where}: {name}" for d in diagrams for name in re.findall(r"__(\w+?)__", d.text.replace("#95;", "_"))
+            if re.search(rf'font-weight="bold"[^>]*>\s*{name}<', drawings[d.where].read_text(encoding="utf-8"))]
     assert not bold, f"a dunder name drawn in bold: {bold}"

@@ -33,6 +33,7 @@ HTML: dict[str, dict[str, int]] = {}  # built page -> the Nu checker's errors: o
 PRINT: dict[str, dict[str, int]] = {}  # page source -> code lines cut and controls shown in print
 OUTPUTS: dict[str, list[str]] = {}  # page source -> its printed outputs, as the browser shows them
 KEYBOARD: dict[str, dict] = {}  # page source (or a check's name) -> its keyboard figures
+DIAGRAM_LABELS: dict[tuple[str, str, str], list[dict]] = {}  # (viewport, scheme, page source) -> a row per diagram
 
 
 @pytest.fixture(scope="session")
@@ -134,10 +135,16 @@ def keyboard():
     return KEYBOARD
 
 
+@pytest.fixture(scope="session")
+def diagram_labels():
+    return DIAGRAM_LABELS
+
+
 def pytest_sessionfinish(session):
     """Hand the collected rows to the summary: in this process, or to pytest-xdist's controller."""
     rows = {"weights": WEIGHTS, "accessibility": {"\0".join(k): v for k, v in ACCESSIBILITY.items()},
-            "print": PRINT, "html": HTML, "keyboard": KEYBOARD}
+            "print": PRINT, "html": HTML, "keyboard": KEYBOARD,
+            "diagram_labels": {"\0".join(k): v for k, v in DIAGRAM_LABELS.items()}}
     if hasattr(session.config, "workeroutput"):
         session.config.workeroutput["reports"] = rows
     else:

@@ -200,16 +200,18 @@ SEARCH_READY_JS = """() => {
   return !meta || meta.textContent.trim() !== "Initializing search";
 }"""
 
-# Each diagram is inline SVG drawn at build time, in a light and a dark variant; the scheme's
-# CSS shows one. For each: how many variants show, which one, its size, its accessible name
-# and description (what aria-labelledby and aria-describedby point to).
+# Each diagram is inline SVG drawn at build time, once for both schemes; the stylesheet colours
+# it for the scheme shown. For each: how many SVGs show, the colour of its text (Mermaid's
+# theme of the scheme: DIAGRAM_TEXT), its size, its accessible name and description (what
+# aria-labelledby and aria-describedby point to).
+DIAGRAM_TEXT = {"light": "rgb(51, 51, 51)", "dark": "rgb(204, 204, 204)"}  # Mermaid's default and dark themes
 DIAGRAMS_JS = """() => [...document.querySelectorAll(".md-typeset div.diagram")].map((div) => {
   const shown = [...div.querySelectorAll(":scope > div > svg")].filter((svg) => svg.getBoundingClientRect().width > 0);
   const svg = shown[0];
   const box = svg ? svg.getBoundingClientRect() : { width: 0, height: 0 };
   const text = (attr) => svg && svg.getAttribute(attr) ?
     svg.getAttribute(attr).split(" ").map((id) => (document.getElementById(id) || {}).textContent || "").join(" ").trim() : "";
-  return { shown: shown.length, variant: svg ? svg.parentElement.className : null, width: box.width, height: box.height,
+  return { shown: shown.length, text: svg ? getComputedStyle(svg).fill : null, width: box.width, height: box.height,
            name: text("aria-labelledby"), description: text("aria-describedby") };
 })"""
 
@@ -383,4 +385,33 @@ def keyboard_table(rows: dict[str, dict]) -> list[str]:
         lines.append(f"{'largest':<34}" + "".join(f"{max(r[c] for r in pages.values()):>11}" for c in cols))
     lines += [f"{name} " + ", ".join(f"{k}: {v}" for k, v in row.items()) for name, row in rows.items() if name.startswith("(")]
     lines.append("a page fails over 3,000 elements when it loads, over 120 Tab stops, or with a trace block of 2 or more")
+
+
+# -- diagram labels -------------------------------------------------------------------------
+DIAGRAM_LIMITS = {"desktop": (1280, 12), "phone": (390, 10)}  # viewport -> (width, smallest label in CSS px)
+
+
+def diagram_label_table(rows: dict[tuple[str, str, str], list[dict]]) -> list[str]:
+    """A text table: per viewport and scheme, the diagrams and labels measured, the smallest label
+    (and where), and how many diagrams and labels are under the viewport's limit."""
+    head = (f"{'viewport':<14}{'scheme':<8}{'diagrams':>9}{'labels':>8}{'smallest':>10}  {'where':<48}"
+            f"{'diagrams under':>15}{'labels under':>13}{'text contrast':>14}{'line contrast':>14}")
+    lines = [head, "-" * len(head)]
+    for viewport, (width, _limit) in DIAGRAM_LIMITS.items():
+        for scheme in ("light", "dark"):
+            found = [(page, row) for (v, s, page), diagrams in sorted(rows.items()) if (v, s) == (viewport, scheme)
+                     for row in diagrams]
+            if not found:
+                continue
+            page, row = min(found, key=lambda item: item[1]["smallest"])
+            where = f"{page} {row['diagram']}"
+            where = where if len(where) <= 46 else where[:45] + "…"
+            under = sum(1 for _, r in found if r["under"])
+            labels_under = sum(r["under"] for _, r in found)
+            text = min(r.get("contrast") or 0 for _, r in found)
+            line = min((r["lines"] for _, r in found if r.get("lines") is not None), default=0)
+            lines.append(f"{viewport + ' ' + str(width):<14}{scheme:<8}{len(found):>9}{sum(r['labels'] for _, r in found):>8}"
+                         f"{row['smallest']:>8.1f}px  {where:<48}{under:>15}{labels_under:>13}{text:>12.1f}:1{line:>12.1f}:1")
+    lines.append(f"limits: {', '.join(f'{v} {lim}px' for v, (_, lim) in DIAGRAM_LIMITS.items())}, contrast 4.5:1 for "
+                 "text and 3:1 for lines (the lowest shown); a diagram under a limit fails its page's test")
     return lines

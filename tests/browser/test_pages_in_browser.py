@@ -7,7 +7,7 @@ import urllib.parse
 
 import pytest
 
-from .harness import DOCS, SCHEMES, VIEWPORT, audit, doc_pages, visit, weight
+from .harness import DIAGRAM_TEXT, DOCS, SCHEMES, VIEWPORT, audit, doc_pages, visit, weight
 
 # One worker runs every browser test: one Chromium, one server, one built site.
 pytestmark = pytest.mark.xdist_group("browser")
@@ -67,8 +67,9 @@ def test_page_loads_cleanly_and_renders_its_diagrams(request, page, scheme, site
     if len(seen.diagrams) != fences:
         problems.append(f"{len(seen.diagrams)} drawn diagrams for {fences} ```mermaid fences")
     for i, diagram in enumerate(seen.diagrams, 1):
-        if diagram["shown"] != 1 or diagram["variant"] != f"diagram__{scheme}":
-            problems.append(f"diagram {i} shows {diagram['shown']} SVG(s), {diagram['variant']!r}, not only its {scheme} variant")
+        if diagram["shown"] != 1 or diagram["text"] != DIAGRAM_TEXT[scheme]:
+            problems.append(f"diagram {i} shows {diagram['shown']} SVG(s), text in {diagram['text']}, not one SVG "
+                            f"in the {scheme} scheme's colours ({DIAGRAM_TEXT[scheme]})")
         if not (diagram["width"] > 0 and diagram["height"] > 0):
             problems.append(f"diagram {i} has no size: {diagram}")
         if not (diagram["name"] and diagram["description"]):

@@ -1,8 +1,8 @@
 """The Mermaid fences of a page, and the name (cache key) of each drawing.
 
-A diagram is drawn once per colour scheme. Its key hashes the diagram's text, the Mermaid
-theme, Mermaid's version and the drawing options, so a drawn SVG is reused only when
-nothing that could change it has changed.
+A diagram is drawn once, for both colour schemes (svg.py). Its key hashes the diagram's text,
+the Mermaid themes and configuration, Mermaid's version and the drawing options, so a drawn SVG
+is reused only when nothing that could change it has changed.
 """
 
 from __future__ import annotations
@@ -15,15 +15,20 @@ from dataclasses import dataclass
 from thunder_docs.shared.fences import iter_fences
 from thunder_docs.shared.files import digest, unframed_digest
 
-# Material's scheme -> Mermaid's theme and the variables changed in it. Material names the
+# Our scheme -> Mermaid's theme and the variables changed in it. Material names the
 # dark scheme "slate". The dark theme's edge labels sit on #585858, where its #ccc text reads
 # at 3.9:1; on #383a45 it reads at 7:1 (WCAG AA asks 4.5:1).
 THEMES = {
     "light": {"theme": "default", "themeVariables": {}},
     "dark": {"theme": "dark", "themeVariables": {"edgeLabelBackground": "#383a45"}},
 }
+# Mermaid's configuration for every drawing: labels are SVG text, which scales with the drawing
+# and is valid HTML (HTML labels put a <p> in a <span> in a <foreignObject>). SVG labels read
+# Markdown (`*italic*`; a line that starts with `# ` or `+ ` needs `#8203;` before it, or Mermaid
+# fails) and wrap at `wrappingWidth`, inside a word too: 400 px holds our longest names.
+MERMAID_CONFIG = {"htmlLabels": False, "flowchart": {"htmlLabels": False, "wrappingWidth": 400}}
 # Bump when the way an SVG is drawn or post-processed changes: every diagram is redrawn.
-FORMAT = 1
+FORMAT = 6
 
 _ACC_TITLE = re.compile(r"^\s*accTitle\s*:\s*\S", re.M)
 _ACC_DESCR = re.compile(r"^\s*accDescr\s*(:\s*\S|\{)", re.M)
@@ -55,14 +60,20 @@ def text_id(text: str) -> str:
     return digest(normalize(text))[:20]
 
 
-def key(text: str, scheme: str, mermaid_version: str, options: dict) -> str:
-    """The cache key of one drawing: also the SVG's file name and its element id.
+def key(text: str, mermaid_version: str, options: dict) -> str:
+    """The cache key of a diagram's drawing: also the SVG's file name and its element id.
 
-    Hashed unframed (files.unframed_digest): the committed drawings in diagrams/ carry these names,
-    and hashing them as ``digest`` does would rename, and redraw, every one."""
-    payload = json.dumps({"text": normalize(text), "theme": THEMES[scheme], "mermaid": mermaid_version,
-                          "options": options, "format": FORMAT}, sort_keys=True)
+    Hashed unframed (files.unframed_digest), as the drawings in diagrams/ always were."""
+    payload = json.dumps({"text": normalize(text), "themes": THEMES, "config": MERMAID_CONFIG,
+                          "mermaid": mermaid_version, "options": options, "format": FORMAT}, sort_keys=True)
     return "mmd-" + unframed_digest(payload)[:20]
+
+
+def style_key(kind: str, probe: str, mermaid_version: str, options: dict) -> str:
+    """The cache key of the rules that every diagram of a type shares (``<key>.css`` in diagrams/)."""
+    payload = json.dumps({"kind": kind, "probe": probe, "themes": THEMES, "config": MERMAID_CONFIG,
+                          "mermaid": mermaid_version, "options": options, "format": FORMAT}, sort_keys=True)
+    return "mmd-style-" + unframed_digest(payload)[:20]
 
 
 def find_diagrams(markdown: str, page: str, first_line: int = 1) -> list[Diagram]:

@@ -2,15 +2,18 @@
 
 Hooks, in the order MkDocs calls them:
 
-- ``on_config``: read Mermaid's pinned version; add the plugin's stylesheet.
+- ``on_config``: read Mermaid's pinned version.
 - ``on_files``: find every page's Mermaid fences in the site model (model.py), and the
   dataflow graphs that ``thunder-exec`` drew from trace objects (``<!-- exec: graph=... -->``),
   each with an accessible name and description (``accTitle``, ``accDescr``; a fence without
   them fails the build). So ``thunder-exec`` comes first in ``mkdocs.yml``. Draw the
-  ones whose SVG is not in ``diagrams/`` yet, in one headless Chromium, and keep them there.
-  A syntax error fails the build naming the page and line. Then remove SVGs no page uses.
-- ``on_post_page``: replace each fence's placeholder (``fences.fence_format``) with its light
-  and its dark SVG; the stylesheet shows the one of Material's current scheme.
+  ones whose SVG is not in ``diagrams/`` yet, in one headless Chromium, and keep them there,
+  with the rules each type of diagram shares in both schemes (``<key>.css``, svg.py). A syntax
+  error fails the build naming the page and line. Then remove drawings no page uses. Add the
+  stylesheet (``assets/`` and the shared rules) and the script.
+- ``on_post_page``: replace each fence's placeholder (``fences.fence_format``) with its SVG, in a
+  box that scrolls when the diagram is too wide to shrink into the column; load the stylesheet
+  and the script (the full-size view, keyboard scrolling) on pages that have diagrams.
 """
 
 from __future__ import annotations
@@ -25,26 +28,22 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkDocsPage
+from mkdocs.utils import get_relative_url
 
 from thunder_docs.shared.files import write_atomic
 from thunder_docs.shared.model import Site, folder_of, site_of
 from thunder_docs.shared.results import CPU
 
 from .config import DiagramsConfig
-from .draw import DrawError, Job, draw
-from .fences import THEMES, Diagram, find_diagrams, key, missing_descriptions
+from .draw import PROBES, DrawError, Job, draw
+from .fences import Diagram, find_diagrams, key, missing_descriptions, style_key
+from .svg import role
 
 log = get_plugin_logger("thunder-diagrams")
 
+ASSETS = Path(__file__).parent / "assets"
 STYLESHEET = "assets/stylesheets/thunder-diagrams.css"
-# Both variants are in the page; the scheme Material sets on <body> (before the page is
-# painted, so nothing flashes) shows one. A hidden variant is also hidden from screen readers.
-CSS = """\
-.md-typeset .diagram { margin: 1em 0; text-align: center; }
-.md-typeset .diagram svg { height: auto; }
-.diagram__dark, [data-md-color-scheme="slate"] .diagram__light { display: none; }
-[data-md-color-scheme="slate"] .diagram__dark { display: block; }
-"""
+SCRIPT = "assets/javascripts/thunder-diagrams.js"
 _PLACEHOLDER = re.compile(r'<div class="(?P<cls>[^"]*)" data-diagram="(?P<id>[0-9a-f]{20})"></div>')
 
 
@@ -54,7 +53,7 @@ class DiagramsPlugin(BasePlugin[DiagramsConfig]):
         self.directory: Path | None = None  # where drawn SVGs are kept
         self.mermaid_version = ""
         self.options: dict[str, str] = {}
-        self.variants: dict[str, dict[str, str]] = {}  # diagram text id -> scheme -> key
+        self.keys: dict[str, str] = {}  # diagram text id -> key
         self.svgs: dict[str, str] = {}  # key -> SVG, read once per build
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
@@ -62,12 +61,9 @@ class DiagramsPlugin(BasePlugin[DiagramsConfig]):
         self.directory = self.root / self.config.directory
         self.mermaid_version = _pinned_mermaid(self.root / self.config.package_json)
         self.options = {"font": self.config.font_family}
-        if STYLESHEET not in config.extra_css:
-            config.extra_css.append(STYLESHEET)
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        files.append(File.generated(config, STYLESHEET, content=CSS))
         problems = []
         for diagram in (diagrams := _diagrams(site_of(config))):
             if missing := missing_descriptions(diagram):
@@ -76,32 +72,42 @@ class DiagramsPlugin(BasePlugin[DiagramsConfig]):
         if problems:
             raise PluginError("thunder-diagrams: " + "\n".join(problems))
 
-        self.variants: dict[str, dict[str, str]] = {}  # diagram text id -> scheme -> key
+        self.keys = {}
+        self.svgs = {}
         jobs: dict[str, Job] = {}
         for diagram in diagrams:
-            keys = {s: key(diagram.text, s, self.mermaid_version, self.options) for s in THEMES}
-            self.variants[diagram.text_id] = keys
-            for scheme, k in keys.items():
-                if k not in jobs and not (self.directory / f"{k}.svg").is_file():
-                    jobs[k] = Job(diagram, scheme, k)
-        if jobs:
+            k = self.keys[diagram.text_id] = key(diagram.text, self.mermaid_version, self.options)
+            if k not in jobs and not (self.directory / f"{k}.svg").is_file():
+                jobs[k] = Job(diagram, k)
+        used = set(self.keys.values())
+        kinds = {role(self._svg(k)) for k in used - set(jobs)}
+        missing = sorted(kind for kind in kinds if not (self.directory / f"{self._style_key(kind)}.css").is_file())
+        if jobs or missing:
             self._check_installed_mermaid()
             try:
-                drawn = draw(list(jobs.values()), mermaid_js=self.root / self.config.mermaid_js,
-                             chromium=self.config.chromium, font=self.config.font_family,
-                             timeout=self.config.timeout, directory=self.config.directory)
+                drawn, sheets = draw(list(jobs.values()), missing, mermaid_js=self.root / self.config.mermaid_js,
+                                     chromium=self.config.chromium, font=self.config.font_family,
+                                     timeout=self.config.timeout, directory=self.config.directory)
             except DrawError as error:
                 raise PluginError(f"thunder-diagrams: {error}") from None
             for k, svg in drawn.items():
                 write_atomic(self.directory / f"{k}.svg", svg + "\n")
-        used = {k for keys in self.variants.values() for k in keys.values()}
+            for kind, sheet in sheets.items():
+                write_atomic(self.directory / f"{self._style_key(kind)}.css", sheet)
+        kinds = sorted({role(self._svg(k)) for k in used})
+        styles = {f"{self._style_key(kind)}.css" for kind in kinds}
         log.info("%d diagrams, %d drawings: drew %d, reused %d from %s/",
-                 len(self.variants), len(used), len(jobs), len(used) - len(jobs), self.config.directory)
+                 len(self.keys), len(used), len(jobs), len(used) - len(jobs), self.config.directory)
         if self.config.prune and self.directory.is_dir():
-            for stale in sorted(p for p in self.directory.glob("*.svg") if p.stem not in used):
+            for stale in sorted(p for p in self.directory.glob("*.*") if p.suffix in (".svg", ".css")
+                                and p.stem not in used and p.name not in styles):
                 log.info("removing %s (no page uses it)", stale.relative_to(self.root))
                 stale.unlink()
-        self.svgs: dict[str, str] = {}
+        css = (ASSETS / "thunder-diagrams.css").read_text(encoding="utf-8")
+        css += "".join(f"/* {kind} */\n" + (self.directory / f"{self._style_key(kind)}.css").read_text(encoding="utf-8")
+                       for kind in kinds)
+        files.append(File.generated(config, STYLESHEET, content=css))
+        files.append(File.generated(config, SCRIPT, abs_src_path=str(ASSETS / "thunder-diagrams.js")))
         return files
 
     def on_post_page(self, output: str, page: MkDocsPage, config: MkDocsConfig) -> str:
@@ -110,20 +116,27 @@ class DiagramsPlugin(BasePlugin[DiagramsConfig]):
         seen: Counter[str] = Counter()
 
         def fill(match: re.Match) -> str:
-            keys = self.variants.get(match.group("id"))
-            if keys is None:
+            k = self.keys.get(match.group("id"))
+            if k is None:
                 raise PluginError(f"thunder-diagrams: {page.file.src_uri}: a Mermaid diagram the plugin did not "
                                   "find in the page's file (is it in an included file?)")
-            parts = []
-            for scheme, k in keys.items():
-                svg = self._svg(k)
-                seen[k] += 1
-                if seen[k] > 1:  # the same diagram twice on a page: keep ids unique
-                    svg = svg.replace(k, f"{k}-{seen[k]}")
-                parts.append(f'<div class="diagram__{scheme}">{svg}</div>')
-            return f'<div class="{match.group("cls")}">{"".join(parts)}</div>'
+            svg = self._svg(k)
+            seen[k] += 1
+            if seen[k] > 1:  # the same diagram twice on a page: keep ids unique
+                svg = svg.replace(k, f"{k}-{seen[k]}")
+            return f'<div class="{match.group("cls")}"><div class="diagram__scroll">{svg}</div></div>'
 
-        return _PLACEHOLDER.sub(fill, output)
+        output = _PLACEHOLDER.sub(fill, output)
+        css = get_relative_url(STYLESHEET, page.url)
+        js = get_relative_url(SCRIPT, page.url)
+        output = output.replace("</head>", f'<link rel="stylesheet" href="{css}">\n</head>', 1)
+        return output.replace("</body>", f'<script src="{js}"></script>\n</body>', 1)
+
+    def _style_key(self, kind: str) -> str:
+        if kind not in PROBES:
+            raise PluginError(f"thunder-diagrams: a drawing in {self.config.directory}/ is a {kind!r} diagram, a type "
+                              "with no probe: add a small one to PROBES in src/thunder_docs/plugins/diagrams/draw.py")
+        return style_key(kind, PROBES[kind], self.mermaid_version, self.options)
 
     def _check_installed_mermaid(self) -> None:
         installed = self.root / self.config.mermaid_js
