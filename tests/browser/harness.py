@@ -370,6 +370,9 @@ def html_table(rows: dict[str, dict[str, int]]) -> list[str]:
         if any(row.values()):
             lines.append(f"{name:<44}" + "".join(f"{row[k]:>10}" for k in kinds))
     lines.append(f"{f'all {len(rows)} pages':<44}" + "".join(f"{sum(r[k] for r in rows.values()):>10}" for k in kinds))
+    return lines
+
+
 # -- the keyboard -----------------------------------------------------------------------------
 def keyboard_table(rows: dict[str, dict]) -> list[str]:
     """A text table: per page, its elements and Tab stops when it loads and once every trace
@@ -385,6 +388,7 @@ def keyboard_table(rows: dict[str, dict]) -> list[str]:
         lines.append(f"{'largest':<34}" + "".join(f"{max(r[c] for r in pages.values()):>11}" for c in cols))
     lines += [f"{name} " + ", ".join(f"{k}: {v}" for k, v in row.items()) for name, row in rows.items() if name.startswith("(")]
     lines.append("a page fails over 3,000 elements when it loads, over 120 Tab stops, or with a trace block of 2 or more")
+    return lines
 
 
 # -- diagram labels -------------------------------------------------------------------------

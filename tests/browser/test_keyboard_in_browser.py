@@ -110,33 +110,53 @@ def _trace_block(tab, index=0):
     return tab.locator("[data-traces]").nth(index)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=str)
-def test_tab_stops_and_elements_per_page(light, page, site_url):
-    """At most TAB_STOP_LIMIT Tab stops on the page, and one per trace block, when it loads and
-    once every trace block is marked up; at most DOM_LIMIT elements when it has loaded."""
-    seen = visit(light, site_url + page.url, site_url)
+def _figures(tab, page, site_url) -> tuple[dict, int, dict]:
+    """A page's keyboard figures (printed at the end of the run), the trace blocks left
+    unmarked after each was brought into view, and the Tab stops inside each trace block."""
+    seen = visit(tab, site_url + page.url, site_url)
     assert seen.status == 200 and not seen.console_errors, seen
-    light.evaluate(SETTLE_JS)
-    elements = light.evaluate(DOM_JS)
-    at_load = light.evaluate(TAB_STOPS_JS)
-    unmarked = light.evaluate(MARK_ALL_JS)
-    marked = light.evaluate(TAB_STOPS_JS)
-    blocks = light.locator("[data-traces]").count()
+    tab.evaluate(SETTLE_JS)
+    elements = tab.evaluate(DOM_JS)
+    at_load = tab.evaluate(TAB_STOPS_JS)
+    unmarked = tab.evaluate(MARK_ALL_JS)
+    marked = tab.evaluate(TAB_STOPS_JS)
     per_block = {}
     for stop in marked:
         if stop["block"]:
             per_block[stop["in"]] = per_block.get(stop["in"], 0) + 1
-    ROWS[page.source] = {"elements": elements, "elements_marked": light.evaluate(DOM_JS), "stops": len(at_load),
-                         "stops_marked": len(marked), "blocks": blocks, "most_in_a_block": max(per_block.values(), default=0)}
+    row = {"elements": elements, "elements_marked": tab.evaluate(DOM_JS), "stops": len(at_load),
+           "stops_marked": len(marked), "blocks": tab.locator("[data-traces]").count(),
+           "most_in_a_block": max(per_block.values(), default=0)}
+    ROWS[page.source] = row
+    return row, unmarked, per_block
+
+
+@pytest.mark.parametrize("page", PAGES, ids=str)
+def test_each_trace_block_is_one_tab_stop_and_is_marked_up_in_view(light, page, site_url):
+    """A trace block is one Tab stop, when the page loads and once every block is marked up;
+    every block brought into view is marked up."""
+    row, unmarked, per_block = _figures(light, page, site_url)
     problems = [f"{unmarked} trace blocks brought into view were not marked up"] if unmarked else []
-    if elements > DOM_LIMIT:
-        problems.append(f"{elements} elements when it loads, over {DOM_LIMIT}")
-    for when, stops in (("when it loads", at_load), ("with every trace marked up", marked)):
-        if len(stops) > TAB_STOP_LIMIT:
-            problems.append(f"{len(stops)} Tab stops {when}, over {TAB_STOP_LIMIT}")
     if crowded := {k: n for k, n in per_block.items() if n > 1}:
         problems.append(f"trace blocks with more than one Tab stop (block: stops): {crowded}")
     assert not problems, f"{page.source}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 25, targets 2 and 5, not met yet: Material's navigation, copy "
+                   "buttons, heading permalinks and Pygments' spans keep pages over 120 Tab stops and 3,000 "
+                   "elements (README, Accessibility); strict: this fails as soon as every page is within both")
+def test_no_page_over_the_tab_stop_and_element_limits(light, site_url):
+    """At most TAB_STOP_LIMIT Tab stops on every page, when it loads and once every trace block is
+    marked up, and at most DOM_LIMIT elements when it has loaded."""
+    over = []
+    for page in PAGES:
+        row = ROWS.get(page.source) or _figures(light, page, site_url)[0]
+        if row["elements"] > DOM_LIMIT:
+            over.append(f"{page.source}: {row['elements']} elements when it loads, over {DOM_LIMIT}")
+        for key, when in (("stops", "when it loads"), ("stops_marked", "with every trace marked up")):
+            if row[key] > TAB_STOP_LIMIT:
+                over.append(f"{page.source}: {row[key]} Tab stops {when}, over {TAB_STOP_LIMIT}")
+    assert not over, f"{len(over)} pages over a limit:\n  " + "\n  ".join(over)
 
 
 def test_the_tab_stop_count_is_what_tab_visits(light, site_url):
