@@ -136,6 +136,9 @@ auto_registered = {n for n in ltorch_symbols if OpTags.AUTO_REGISTERED in (getat
 print(len(takes_anything), "of the", len(ltorch_symbols), "have a meta that takes (*args, **kwargs), among them",
       sorted(takes_anything & {"multiply", "subtract", "mul", "sub"}))
 print(len(ltorch_prims), "are prims; the prims that are not fallbacks:", sorted(ltorch_prims - takes_anything))
+hand_prims_taking_anything = {s.name for s in vars(prims).values()
+                              if isinstance(s, Symbol) and str(inspect.signature(s.meta)) == "(*args, **kwargs)"}
+assert hand_prims_taking_anything == {"sink"}  # the one prim of thunder.core.prims whose meta takes anything
 jsub = thunder.jit(lambda x, y: (torch.subtract(x, y), torch.sub(x, y)))
 jsub(a, b)
 subtract_line, sub_line = thunder.last_traces(jsub)[0].bound_symbols[2:4]

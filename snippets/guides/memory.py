@@ -189,6 +189,7 @@ recomputed = [b for b in joint.bound_symbols if any(o.name.startswith("bw_") for
 print("recomputed under new names:", [(b.sym.name, b.output.name) for b in recomputed])
 assert [b.sym.name for b in recomputed] == ["matmul", "tanh"]
 assert all(BoundSymbolTag.BACKWARD in b.tags for b in recomputed)
+assert not any(o.name.startswith("bw_") for b in bw_ckpt.bound_symbols for o in b.flat_proxy_outs)  # renamed there
 # --8<-- [end:checkpoint-joint]
 
 # --8<-- [start:checkpoint-output]
@@ -382,7 +383,7 @@ fn(x, w1_ref, w2_ref).sum().backward()
 for name, got, want in (("w1", w1.grad, w1_ref.grad), ("w2", w2.grad, w2_ref.grad)):
     relative_error = ((got - want).norm() / want.norm()).item()
     print(f"{name}.grad: relative error against eager float32 {relative_error:.4f}")
-    assert 0 < relative_error < 0.05  # close (bfloat16 keeps 8 bits of mantissa), and not equal
+    assert 0 < relative_error < 0.05  # close (bfloat16 keeps 7 mantissa bits, 8 bits of precision), and not equal
 
 backward_ops = ops(thunder.last_backward_traces(j_bf16)[-1])
 assert backward_ops.count("restore_f32") == 2

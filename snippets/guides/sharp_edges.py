@@ -281,4 +281,26 @@ for how, call in (("keyword", cases["parameter fc.weight, fc={'weight': t}"][1])
     inputs[how] = [p.name for p in thunder.last_traces(jkeyed)[0].args]
 print("Keyed, computation inputs:", inputs)
 assert inputs == {"keyword": ["x", "t_fc_weight"], "position": ["x", "t_1_weight", "t_fc_weight"]}
+
+
+def two_arguments(a_b, a):  # a_b and a["b"] both give t_a_b
+    return a_b + 2 * a["b"]
+
+
+class TwoTensorsHeld(torch.nn.Module):  # the parameter a.b and the buffer a_b both give t_a_b
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Module()
+        self.a.b = torch.nn.Parameter(torch.ones(2))
+        self.register_buffer("a_b", torch.full((2,), 5.0))
+
+    def forward(self, x):
+        return x + self.a.b + 2 * self.a_b
+
+
+ones, fives = torch.ones(2), torch.full((2,), 5.0)
+assert not torch.equal(thunder.jit(two_arguments)(a_b=ones, a={"b": fives}), two_arguments(a_b=ones, a={"b": fives}))
+held = TwoTensorsHeld()
+with torch.no_grad():
+    assert not torch.equal(thunder.jit(held)(ones), held(ones))  # no argument involved, and still wrong
 # --8<-- [end:other-clashes]

@@ -111,18 +111,34 @@ def summary(report: Report) -> str:
     return "\n".join(lines)
 
 
+NOTE_EXECUTORS = (
+    "<p>Executors are asked in the order of the compilation's executor list; \"asked first, and declined\" "
+    "lists them in that order, each with its answer. <code>__ad_hoc_executor_N</code> is the executor "
+    "<code>thunder.jit</code> makes for each function it compiles, for what it registers while tracing. "
+    "\"(none: runs as Python)\" is a line whose symbol has a Python implementation of its own, such as an "
+    "unpack, a <code>del</code> or the return.</p>")
+NOTE_PASSES = (
+    "<p>A blank time is a pass whose trace does not say how long it took. In the traces above, times in a "
+    "trace's first line read <code>(took N milliseconds)</code>: the table has the numbers. The computation's "
+    "\"Transform for execution\", where executors claim the lines, makes no trace of its own in the list: "
+    "the step after it, Delete Last Used, shows its result, which is why every line changes there.</p>")
+
+
 def compilation(c: Compilation, number: int, anchors: set[str]) -> str:
     out = [f"<h3>Compilation {number}</h3>"]
     out += [trace_block(b, anchors) for b in c.blocks]
     for which, rows in c.executed.items():
         out.append(f"<h4>Who runs each line of the {which} trace</h4>")
         out.append(_table(["outputs", "symbol", "executor", "fusion members", "asked first, and declined"],
-                          [[r.outputs, r.symbol, r.executor or "(none: Python)", ", ".join(r.members),
+                          [[r.outputs, r.symbol, r.executor or "(none: runs as Python)", ", ".join(r.members),
                             "; ".join(r.declined)] for r in rows]))
+        if rows and which == "computation":
+            out.append(NOTE_EXECUTORS)
     if c.passes:
         out.append("<h4>Passes and their time</h4>")
         out.append(_table(["trace list", "pass", "milliseconds"],
                           [[w, p, "" if ms is None else ms] for w, p, ms in c.passes]))
+        out.append(NOTE_PASSES)
     return "\n".join(out)
 
 
