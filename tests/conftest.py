@@ -99,40 +99,32 @@ def pytest_testnodedown(node, error):
 
 
 def pytest_terminal_summary(terminalreporter):
-    from browser.harness import accessibility_table, diagram_label_table, html_table, keyboard_table, print_table, weight_table
+    from browser import harness
 
-    accessibility = {tuple(k.split("\0")): v for k, v in REPORTS["accessibility"].items()}
-    if accessibility:
-        terminalreporter.section("accessibility (axe-core, WCAG 2.0/2.1/2.2 A and AA): elements in violation")
-        for line in accessibility_table(dict(sorted(accessibility.items()))):
+    split = {"accessibility", "diagram_labels"}  # rows keyed by "\0"-joined tuples
+    # (report, its section's title, the table, the line under it)
+    summaries = [
+        ("accessibility", "accessibility (axe-core, WCAG 2.0/2.1/2.2 A and AA): elements in violation",
+         harness.accessibility_table, "serious or critical fails the page's test"),
+        ("html", "HTML (the Nu checker, errors): ours, inside diagrams, Material's", harness.html_table,
+         "an error of ours or inside a diagram fails its test; Material's are listed in tests/browser/test_html.py"),
+        ("print", "print (A4 printable width, print media): code lines cut, controls shown", harness.print_table,
+         "a cut line or a control that prints fails the page's test"),
+        ("diagram_labels", "diagram labels (rendered font size, CSS px)", harness.diagram_label_table, ""),
+        ("weights", "page weight (first load, light scheme)", harness.weight_table,
+         "gzip: what the same files weigh gzip-compressed, as most hosts send them; "
+         "a page above 240,000 bytes gzip fails its test (WEIGHT_LIMIT)"),
+        ("keyboard", "keyboard and DOM (tests/browser/test_keyboard_in_browser.py)", harness.keyboard_table, ""),
+    ]
+    for name, title, table, footer in summaries:
+        rows = {tuple(k.split("\0")) if name in split else k: v for k, v in REPORTS[name].items()}
+        if not rows:
+            continue
+        terminalreporter.section(title)
+        for line in table(dict(sorted(rows.items()))):
             terminalreporter.write_line(line)
-        terminalreporter.write_line("serious or critical fails the page's test")
-    if REPORTS["html"]:
-        terminalreporter.section("HTML (the Nu checker, errors): ours, inside diagrams, Material's")
-        for line in html_table(dict(sorted(REPORTS["html"].items()))):
-            terminalreporter.write_line(line)
-        terminalreporter.write_line("an error of ours or inside a diagram fails its test; Material's are listed in "
-                                    "tests/browser/test_html.py")
-    if REPORTS["print"]:
-        terminalreporter.section("print (A4 printable width, print media): code lines cut, controls shown")
-        for line in print_table(dict(sorted(REPORTS["print"].items()))):
-            terminalreporter.write_line(line)
-        terminalreporter.write_line("a cut line or a control that prints fails the page's test")
-    labels = {tuple(k.split("\0")): v for k, v in REPORTS["diagram_labels"].items()}
-    if labels:
-        terminalreporter.section("diagram labels (rendered font size, CSS px)")
-        for line in diagram_label_table(labels):
-            terminalreporter.write_line(line)
-    if REPORTS["weights"]:
-        terminalreporter.section("page weight (first load, light scheme)")
-        for line in weight_table(dict(sorted(REPORTS["weights"].items()))):
-            terminalreporter.write_line(line)
-        terminalreporter.write_line("gzip: what the same files weigh gzip-compressed, as most hosts send them; "
-                                    "a page above 240,000 bytes gzip fails its test (WEIGHT_LIMIT)")
-    if REPORTS["keyboard"]:
-        terminalreporter.section("keyboard and DOM (tests/browser/test_keyboard_in_browser.py)")
-        for line in keyboard_table(dict(sorted(REPORTS["keyboard"].items()))):
-            terminalreporter.write_line(line)
+        if footer:
+            terminalreporter.write_line(footer)
 
 
 # -- throwaway sites ------------------------------------------------------------------------------
