@@ -180,13 +180,14 @@ assert "clang.add(a, b)" in inspect.getsource(sym.meta)
 
 import types
 
-ltorch_and_prims = [s for module in (ltorch, prims) for s in vars(module).values() if isinstance(s, Symbol)]
+# each Symbol once (thunder.torch imports get_grad and put_grad from prims, and has names that share a symbol)
+ltorch_and_prims = list({id(s): s for module in (ltorch, prims) for s in vars(module).values() if isinstance(s, Symbol)}.values())
 executor_syms = list(torch_executor.opmap.values())
 with_symbol_meta = [s for s in executor_syms if isinstance(s.meta, Symbol)]
 print()
 print("plain functions as meta:", sum(isinstance(s.meta, types.FunctionType) for s in ltorch_and_prims),
       "of the", len(ltorch_and_prims), "symbols of ltorch and prims")
-print("a Symbol as meta:", len(with_symbol_meta), "of the", len(executor_syms), "symbols of the torch executor",
+print("a Symbol as meta:", len(with_symbol_meta), "of the", len(executor_syms), "entries of torch_executor.opmap",
       "| the add's meta is ltorch.add:", executor_add.meta is ltorch.add)
 
 assert all(isinstance(s.meta, types.FunctionType) for s in ltorch_and_prims)  # every one of them

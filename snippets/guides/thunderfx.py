@@ -89,6 +89,10 @@ assert names == ["original_graph_module", "original_split_graph_module", "split_
 assert all(isinstance(f, thunder.ThunderModule) for f in info.thunder_compiled_fns)
 assert [v.compiler.name for v in info.submodule_to_compiled_functions.values()] == ["THUNDER", "TORCH_INDUCTOR",
                                                                                       "THUNDER"]
+# its values' compiled_fn are the parts that run, the children of split_graph_module, in order
+assert [v.compiled_fn for v in info.submodule_to_compiled_functions.values()] == [
+    m for _, m in info.split_graph_module.named_children()]
+assert all(isinstance(k, torch.fx.GraphModule) for k in info.submodule_to_compiled_functions)
 # Its annotation says GraphModule; in 0.2.6 it holds a wrapper with the graph and the thunder part numbers.
 assert isinstance(info.split_graph_module, torch.fx.GraphModule)
 assert not isinstance(info.original_split_graph_module, torch.fx.GraphModule)
