@@ -61,7 +61,7 @@ def test_a_region_shows_its_subsymbols_with_its_inputs(traces):
 
 
 def test_something_else_is_refused():
-    with pytest.raises(TypeError, match="not a trace or a bound symbol"):
+    with pytest.raises(TypeError, match="not a trace, a bound symbol or a ThunderFX SubgraphInfo"):
         mermaid(42, "x")
 
 

@@ -92,10 +92,14 @@ def test_names_carry_their_proxy_and_the_definition_is_marked(built_site, page):
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)
 def test_source_comments_link_to_the_line_of_the_code_on_the_page(built_site, page):
     html = built_html(built_site, page)
+    sources = {}  # a link -> the source its line's row of the map names
+    for code, _ in _trace_blocks(html):
+        rows = {row["l"]: row for _, row in _mapped(code)}
+        sources.update({id(link): rows.get(_line_of(code, link), {}).get("s") for link in code.select("a.tsrc")})
     for link in html.select("a.tsrc"):
         target = html.find(id=link["href"].removeprefix("#"))
         assert target is not None and "sl" in target["class"], f"{page}: {link['href']} has no target"
-        assert target["data-src"] == link.find_parent(class_="tl")["data-src"]
+        assert target["data-src"] == sources.get(id(link)), f"{page}: {link.get_text()} links elsewhere than its line"
         if not link.get_text().startswith("<eval_with_key>"):  # ThunderFX's comments name FX's code
             path, _, number = link.get_text().rpartition(":")
             assert target["data-src"] == f"{path}:{number}"
@@ -116,14 +120,17 @@ def test_thunderfx_trace_lines_link_to_the_users_line_that_fx_recorded(built_sit
     """A ThunderFX trace's source comments name FX's code (<eval_with_key>.N:L); each links to
     the line of the snippet that FX recorded in the node's stack trace."""
     html = built_html(built_site, "docs/guides/thunderfx.md")
-    comments = [line for line in html.select(".tl-source") if "<eval_with_key>" in line.get_text()]
+    comments = []  # (printed comment, the source its row names, its link)
+    for code, _ in _trace_blocks(html):
+        links = {_line_of(code, link): link for link in code.select("a.tsrc")}
+        comments += [(text, row["s"], links.get(row["l"])) for text, row in _mapped(code)
+                     if row.get("k") == "source" and "<eval_with_key>" in text]
     assert len(comments) >= 5
-    for line in comments:
-        link = line.find("a", class_="tsrc")
-        assert link is not None and link.get_text().startswith("<eval_with_key>"), line.get_text()
+    for text, source, link in comments:
+        assert link is not None and link.get_text().startswith("<eval_with_key>"), text
         target = html.find(id=link["href"].removeprefix("#"))
-        assert line["data-src"].startswith("snippets/guides/thunderfx.py:") and target["data-src"] == line["data-src"]
-    by_text = {line.get_text().split(":", 2)[-1].strip(): line["data-src"] for line in comments}
+        assert source.startswith("snippets/guides/thunderfx.py:") and target["data-src"] == source
+    by_text = {text.split(":", 2)[-1].strip(): source for text, source, _ in comments}
     for code, src in by_text.items():  # FX's line of code, and the user's line it came from
         user_line = html.find(class_="sl", attrs={"data-src": src}).get_text()
         called = re.match(r"\w+ = (?:torch\.)?(\w+)\(|\w+ = \w+\.(\w+)\(", code)
