@@ -54,6 +54,11 @@ for reads_w1 in (lambda x, w1: x * w1.shape[0], lambda x, w1: x * (w1 > 0).sum()
     assert not jreads(x, w1).requires_grad
     assert thunder.last_backward_traces(jreads) == []  # no backward: nothing differentiable reads w1
 
+w1_copy = w1.detach().clone().requires_grad_()
+jdetached = thunder.jit(lambda x, w: x @ w.detach())  # w only through detach: a backward all the same
+jdetached(x, w1_copy).sum().backward()
+assert len(thunder.last_backward_traces(jdetached)) == 1 and torch.count_nonzero(w1_copy.grad) == 0
+
 jnograd = thunder.jit(fn)
 with torch.no_grad():
     under_no_grad = jnograd(x, w1, w2)

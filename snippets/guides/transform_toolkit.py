@@ -293,6 +293,10 @@ def return_a_view(x):
     return (x * 1)[0:2]  # ...and so must this one
 
 
+narrow_symbol = thunder.torch._torch_to_thunder_function_map[torch.narrow]
+assert narrow_symbol.tags == (prims.OpTags.AUTO_REGISTERED,) and narrow_symbol in thunder.torch._syms_returning_views
+
+
 def return_a_narrow_view(x):
     return torch.narrow(x * 1, 0, 0, 2)  # an automatic fallback of Thunder's: no tag says it makes a view
 
