@@ -13,8 +13,8 @@ import html
 from pathlib import Path
 
 from thunder_docs.explain.report import Block, Compilation, Function, Report
-from thunder_docs.plugins.traces.plugin import ASSETS, block_attributes, source_id, source_link
-from thunder_docs.plugins.traces.stepper import source_span, walk_json
+from thunder_docs.plugins.traces.plugin import ASSETS
+from thunder_docs.plugins.traces.stepper import block_attributes, source_id, source_link, source_span, walk_json
 from thunder_docs.shared.html_tree import tree, wrap
 
 STYLE = Path(__file__).parent / "explain.css"

@@ -146,7 +146,8 @@ def _declined(asked: list[Asked], computation_traces: list) -> dict[tuple[str, .
     for entry in asked:
         if entry.compilation is computation_traces:
             for outputs, reasons in entry.renamed().items():
-                found.setdefault(outputs, []).extend(r for r in reasons if r not in found.get(outputs, ()))
+                known = found.setdefault(outputs, [])
+                known += [r for r in reasons if r not in known]
     return found
 
 

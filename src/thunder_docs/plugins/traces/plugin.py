@@ -36,7 +36,15 @@ from mkdocs.utils import get_relative_url
 
 from thunder_docs.plugins.exec.notebooks import trace_maps
 from thunder_docs.plugins.traces.config import TracesConfig
-from thunder_docs.plugins.traces.stepper import attribute, has_folds, line_map, source_span, trace_json, walk_json
+from thunder_docs.plugins.traces.stepper import (
+    MARK,
+    block_attributes,
+    source_id,
+    source_link,
+    source_span,
+    split_source,
+    walk_json,
+)
 from thunder_docs.shared.files import JsonStore, code_digest, digest
 from thunder_docs.shared.html_tree import Node, tokens, tree, wrap
 from thunder_docs.shared.model import Page, folder_of, site_of
@@ -47,8 +55,6 @@ from thunder_docs.shared.trace_map import TraceMap
 ASSETS = Path(__file__).parent / "assets"
 SCRIPT = "assets/javascripts/thunder-traces.js"
 STYLESHEET = "assets/stylesheets/thunder-traces.css"
-MARK = "data-traces"  # on the <code> (or <pre>) of every interactive block: the page needs the script
-LINES = "data-lines"  # beside it: the map of its trace lines and names (stepper.line_map)
 
 
 class TracesPlugin(BasePlugin[TracesConfig]):
@@ -146,12 +152,6 @@ def code_lines(root: Path, inc: Include) -> list[tuple[str, int]]:
                 wanted -= 1
             number += 1
     return where
-
-
-def source_id(path: str, line: int) -> str:
-    """The id of a line of a snippet's code block: ``snippets/guides/pipeline.py:13`` -> src-guides-pipeline-13."""
-    stem = path.removeprefix("snippets/").removesuffix(".py")
-    return "src-" + re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-") + f"-{line}"
 
 
 # -- the page ---------------------------------------------------------------------------------------
@@ -283,7 +283,7 @@ def mark_output(tag: str, body: str, block: Block, anchors: set[str]) -> tuple[s
             first = starts[line.line]
             printed = text[first:starts[line.line + 1] if line.line + 1 < len(starts) else len(text)]
             at, shown, title = source_span(printed, line.source, line.col)
-            ident = source_id(*_split_source(line.source))
+            ident = source_id(*split_source(line.source))
             if at >= 0 and ident in anchors:
                 wrap(root, first + at, first + at + len(shown) - 1, source_link(ident, title), "</a>")
     attrs = block_attributes(trace_map, lines, walk_json(trace_map.walks[0]) if stepper else None)
@@ -300,23 +300,3 @@ def _with(tag: str, attrs: str) -> str:
         attrs = attrs.replace(' class="has-folds"', "")
         tag = tag.replace(' class="', ' class="has-folds ', 1)
     return tag[:-1] + attrs + ">"
-
-
-def source_link(ident: str, title: str = "The line of the code above") -> str:
-    return f'<a class="tsrc" href="#{ident}" title="{title}">'
-
-
-def block_attributes(trace_map: TraceMap, lines: list, walk: list | None) -> str:
-    """The attributes of a trace block's element: its traces, its line map, its stepper's traces."""
-    attrs = f' {MARK}="{html.escape(json.dumps([trace_json(t) for t in trace_map.traces], separators=(",", ":")))}"'
-    attrs += f" {LINES}='{attribute(line_map(lines))}'"
-    if has_folds(lines):
-        attrs += ' class="has-folds"'
-    if walk is not None:
-        attrs += f' data-walk="{html.escape(json.dumps(walk, separators=(",", ":")))}"'
-    return attrs
-
-
-def _split_source(source: str) -> tuple[str, int]:
-    path, _, line = source.rpartition(":")
-    return path, int(line) if line.isdigit() else 0

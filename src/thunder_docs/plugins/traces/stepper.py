@@ -8,7 +8,10 @@ import html
 import json
 import re
 
-from thunder_docs.shared.trace_map import Line, Step, Trace, Walk
+from thunder_docs.shared.trace_map import Line, Step, Trace, TraceMap, Walk
+
+MARK = "data-traces"  # on the <code> (or <pre>) of every interactive block: the page needs the script
+LINES = "data-lines"  # beside it: the map of its trace lines and names (line_map)
 
 
 def walk_json(walk: Walk) -> list[dict]:
@@ -148,3 +151,30 @@ def source_span(printed: str, source: str, col: int) -> tuple[int, str, str]:
     if fx := _FX_SOURCE.search(printed, col):
         return fx.start(1), fx.group(1), "Your line, which FX recorded for this line of its code"
     return -1, source, ""
+
+
+def source_link(ident: str, title: str = "The line of the code above") -> str:
+    return f'<a class="tsrc" href="#{ident}" title="{title}">'
+
+
+def block_attributes(trace_map: TraceMap, lines: list, walk: list | None) -> str:
+    """The attributes of a trace block's element: its traces, its line map, its stepper's traces."""
+    attrs = f' {MARK}="{html.escape(json.dumps([trace_json(t) for t in trace_map.traces], separators=(",", ":")))}"'
+    attrs += f" {LINES}='{attribute(line_map(lines))}'"
+    if has_folds(lines):
+        attrs += ' class="has-folds"'
+    if walk is not None:
+        attrs += f' data-walk="{html.escape(json.dumps(walk, separators=(",", ":")))}"'
+    return attrs
+
+
+def source_id(path: str, line: int) -> str:
+    """The id of a line of a snippet's code block: ``snippets/guides/pipeline.py:13`` -> src-guides-pipeline-13."""
+    stem = path.removeprefix("snippets/").removesuffix(".py")
+    return "src-" + re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-") + f"-{line}"
+
+
+def split_source(source: str) -> tuple[str, int]:
+    """``path:line`` as (path, line); a line that is not a number is 0."""
+    path, _, line = source.rpartition(":")
+    return path, int(line) if line.isdigit() else 0
