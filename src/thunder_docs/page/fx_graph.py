@@ -33,8 +33,8 @@ def _target(node) -> str:
 
 
 def _runs_on(part: str) -> str:
-    return "thunder.jit" if part.startswith("thunder") else "fallback: " + ("TorchInductor" if part.startswith(
-        "inductor") else "eager PyTorch")
+    """What compiles a part, short enough for the title of its box."""
+    return "thunder.jit" if part.startswith("thunder") else "TorchInductor" if part.startswith("inductor") else "eager"
 
 
 def mermaid(info: Any, title: str) -> str:
