@@ -92,8 +92,8 @@ class TracesPlugin(BasePlugin[TracesConfig]):
         return self.store.remember(digest(_code_digest(), *inputs), mark)
 
     def on_post_page(self, output: str, page: MkDocsPage, config: MkDocsConfig) -> str:
-        if not self.config.enabled or f" {MARK}=" not in output:
-            return output
+        if not self.config.enabled or (f" {MARK}=" not in output and "<pre" not in output):
+            return output  # code blocks with links are one Tab stop each too (thunder-traces.js)
         css = get_relative_url(STYLESHEET, page.url)
         js = get_relative_url(SCRIPT, page.url)
         output = output.replace("</head>", f'<link rel="stylesheet" href="{css}">\n</head>', 1)

@@ -114,6 +114,7 @@
   function markup(code) {
     if (code._marked) return;
     code._marked = true;
+    if (code.hasAttribute("data-lazy") && window.thunderLazyHighlight) window.thunderLazyHighlight.restore(code);
     const rows = JSON.parse(code.dataset.lines || "[]").sort((a, b) => b.l - a.l);
     if (rows.length) {
       const texts = textNodes(code);
@@ -218,7 +219,8 @@
     const trace = code.matches("[data-traces]");
     code.setAttribute("role", "group");
     code.setAttribute("aria-roledescription", trace ? "trace" : "code");
-    code.setAttribute("aria-label", fn ? `trace of ${fn}` : trace ? "printed trace" : "code with links");
+    code.setAttribute("aria-label", fn ? `trace of ${fn}` : trace ? "printed trace"
+      : code.closest(".exec-output") ? "output with links" : "code with links");
     code.setAttribute("aria-describedby", KEYS);
     all(ITEMS, code).forEach((e) => { e.tabIndex = -1; });
     own(code);
@@ -490,8 +492,10 @@
   function init() {
     keys();
     // A code block whose names link to their reference entries is one Tab stop too.
-    for (const code of all(".md-typeset div.highlight:not(.exec-output) pre > code")) {
+    // (one sent as plain text, thunder-lazyhighlight, says so with data-links: marked up in view)
+    for (const code of all(".md-typeset div.highlight pre > code:not([data-traces])")) {
       if (code.querySelector("a[href]")) { code.dataset.roving = ""; code._marked = true; }
+      else if (code.hasAttribute("data-links")) code.dataset.roving = "";
     }
     const blocks = all(BLOCKS);
     // Material gives a code block that scrolls a tabindex, and takes it away when it no longer

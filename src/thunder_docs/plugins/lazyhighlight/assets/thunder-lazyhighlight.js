@@ -1,0 +1,64 @@
+/* thunder-lazyhighlight: a large code block arrives as plain text (<code data-lazy>), its
+   highlighted HTML in the <noscript> after its <pre>, read by the browser as one piece of text.
+   The highlighted children are put back into the same <code> element (so Material's copy
+   button and every listener keep working) when the block comes near the view, gets the
+   focus, or the page is printed, and before the page follows a link to an anchor inside a
+   block not yet put back. Without scripting the <noscript> is shown instead (defer.py).
+   window.thunderLazyHighlight.restore(code) does it for one block (thunder-traces.js marks a
+   code block with links up after it). */
+(() => {
+  "use strict";
+  const LAZY = "code[data-lazy]";
+
+  function restore(code) {
+    if (!code.hasAttribute("data-lazy")) return;
+    const kept = code.closest("pre").nextElementSibling;
+    code.removeAttribute("data-lazy");
+    if (!kept || kept.localName !== "noscript") return;
+    const parsed = document.createElement("template");
+    parsed.innerHTML = kept.textContent;
+    const original = parsed.content.querySelector("code");
+    if (original) code.replaceChildren(...original.childNodes);
+    kept.remove();
+    code.closest("pre").classList.remove("hl-plain");
+  }
+
+  const restoreAll = () => document.querySelectorAll(LAZY).forEach(restore);
+
+  // A link to an anchor that a deferred block holds (a source line's id): put every block back
+  // first, so the browser finds it.
+  function reveal(hash) {
+    const id = decodeURIComponent((hash || "").slice(1));
+    if (!id || document.getElementById(id) || !document.querySelector(LAZY)) return false;
+    restoreAll();
+    return !!document.getElementById(id);
+  }
+
+  window.thunderLazyHighlight = { restore, restoreAll };
+
+  function init() {
+    const near = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (entry.isIntersecting) { near.unobserve(entry.target); restore(entry.target); }
+      }
+    }, { rootMargin: "100% 0px" }) : null;
+    for (const code of document.querySelectorAll(LAZY)) {
+      if (near) near.observe(code); else restore(code);
+    }
+    if (reveal(location.hash)) document.getElementById(decodeURIComponent(location.hash.slice(1))).scrollIntoView();
+  }
+
+  document.addEventListener("focusin", (e) => {
+    if (e.target instanceof Element && e.target.matches(LAZY)) restore(e.target);
+  });
+  document.addEventListener("click", (e) => {
+    const link = e.target instanceof Element && e.target.closest("a[href*='#']");
+    if (link && link.pathname === location.pathname && link.host === location.host) reveal(link.hash);
+  }, true);
+  addEventListener("hashchange", () => {
+    if (reveal(location.hash)) document.getElementById(decodeURIComponent(location.hash.slice(1))).scrollIntoView();
+  });
+  addEventListener("beforeprint", restoreAll);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

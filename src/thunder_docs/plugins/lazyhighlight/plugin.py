@@ -1,0 +1,65 @@
+"""The ``thunder-lazyhighlight`` plugin: a page loads its large code blocks as plain text, and the
+browser puts their highlighting back when they come near the view (defer.py says how; the
+script is assets/thunder-lazyhighlight.js).
+
+- ``on_files``: add the script.
+- ``on_post_page``, last of every plugin (after thunder-traces and thunder-diagrams have filled the
+  page in, and after autorefs resolved its links in ``on_env``): defer the page's blocks, add
+  the style that shows the kept blocks when scripting is off, and the script.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
+
+from thunder_docs.plugins.lazyhighlight.config import LazyHighlightConfig
+from thunder_docs.plugins.lazyhighlight.defer import NOSCRIPT_STYLE, defer
+from thunder_docs.shared.files import JsonStore, code_digest, digest
+from thunder_docs.shared.model import folder_of
+
+ASSETS = Path(__file__).parent / "assets"
+SCRIPT = "assets/javascripts/thunder-lazyhighlight.js"
+
+
+class LazyHighlightPlugin(BasePlugin[LazyHighlightConfig]):
+    def __init__(self) -> None:
+        self.store: JsonStore | None = None  # deferred pages by key, when the cache_dir option is set
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        root = folder_of(config)
+        self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
+        return config
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        if self.config.enabled:
+            files.append(File.generated(config, SCRIPT, abs_src_path=str(ASSETS / "thunder-lazyhighlight.js")))
+        return files
+
+    @event_priority(-100)
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        if not self.config.enabled or "<pre" not in output:
+            return output
+        if self.store is None:
+            return self._defer(output, page)
+        key = digest(_code_digest(), str(self.config.min_elements), page.url, output)
+        return self.store.remember(key, lambda: self._defer(output, page))
+
+    def _defer(self, output: str, page: Page) -> str:
+        deferred = defer(output, self.config.min_elements)
+        if deferred == output:
+            return output
+        script = get_relative_url(SCRIPT, page.url)
+        deferred = deferred.replace("</head>", NOSCRIPT_STYLE + "\n</head>", 1)
+        return deferred.replace("</body>", f'<script src="{script}"></script>\n</body>', 1)
+
+
+@cache
+def _code_digest() -> str:
+    return code_digest("plugins/lazyhighlight", "shared/html_tree.py")
