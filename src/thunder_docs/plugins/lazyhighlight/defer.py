@@ -43,11 +43,14 @@ class Block:
 
 
 def blocks(page: str) -> list[Block]:
-    """Every ``<pre>`` that holds a ``<code>`` element, in page order (nested ``<pre>`` never occur)."""
+    """Every ``<pre>`` that holds a ``<code>`` element, in page order, outside ``<noscript>``."""
     found, toks = [], tokens(page)
     i = 0
     while i < len(toks):
-        if toks[i].kind == "start" and toks[i].name == "pre":
+        if toks[i].kind == "start" and toks[i].name == "noscript":  # a block kept already
+            i = next((j for j in range(i + 1, len(toks)) if toks[j].kind == "end" and toks[j].name == "noscript"),
+                     len(toks))
+        elif toks[i].kind == "start" and toks[i].name == "pre":
             block, i = _read_pre(toks, i)
             if block:
                 found.append(block)

@@ -14,7 +14,7 @@
 (() => {
   "use strict";
   const all = (sel, root = document) => [...root.querySelectorAll(sel)];
-  const BLOCKS = "[data-traces], code[data-roving]"; // trace blocks, and code blocks with links
+  const BLOCKS = "[data-traces], [data-roving]"; // trace blocks, and code blocks with links
   const ITEMS = ".tp, a[href], button.tfold"; // what the arrow keys move between, inside a block
   const KEYS = "trace-keys";
   let pinned = null; // the pinned name element
@@ -145,6 +145,11 @@
 
   // -- one Tab stop per block (roving tabindex) ----------------------------------------------------
   const visibleItems = (code) => all(ITEMS, code).filter((e) => !e.closest(".is-folded"));
+  // Material's copy button, in the block's <pre> (added by Material's script, maybe after ours ran):
+  // an item of the block too, above its first line.
+  const copyOf = (code) => code.closest("pre")?.querySelector(":scope > .md-code__nav > .md-code__button") || null;
+  const blockOf = (item) => item.closest(BLOCKS) ||
+    (item.matches(".md-code__button") ? item.closest("pre")?.querySelector(`:scope > ${BLOCKS.split(", ").join(", :scope > ")}`) : null);
 
   function own(code) { // the block itself is the Tab stop until it has items of its own
     const want = !code._marked ? "0" : code._current ? null : code.getAttribute("tabindex");
@@ -155,8 +160,10 @@
   function rove(code) { // after a block is marked up, folded or drawn again: one item takes Tab
     const items = all(ITEMS, code);
     items.forEach((e) => { e.tabIndex = -1; });
+    const copy = copyOf(code);
+    if (copy) copy.tabIndex = -1;
     let current = code._current;
-    if (!current || !code.contains(current) || current.closest(".is-folded")) {
+    if (!current || !(code.contains(current) || current === copy) || current.closest(".is-folded")) {
       const shownItems = visibleItems(code);
       current = shownItems.find((e) => e.matches(".tp")) || shownItems[0] || null;
     }
@@ -189,6 +196,8 @@
     if (ctrl && key === "Home") return items[0];
     if (ctrl && key === "End") return items[items.length - 1];
     const lines = rows(items);
+    const copy = copyOf(code);
+    if (item === copy) return key === "ArrowDown" && lines.length ? nearest(lines[0], item) : null;
     const r = lines.findIndex((row) => row.includes(item));
     if (r < 0) return null;
     const row = lines[r], i = row.indexOf(item);
@@ -196,11 +205,15 @@
     if (key === "ArrowRight") return row[i + 1];
     if (key === "Home") return row[0];
     if (key === "End") return row[row.length - 1];
+    if (key === "ArrowUp" && r === 0) return copy;
     const next = lines[key === "ArrowUp" ? r - 1 : r + 1];
-    if (!next) return null;
+    return next ? nearest(next, item) : null;
+  }
+
+  function nearest(row, item) { // the item of a row closest to the item's middle, left to right
     const box = item.getBoundingClientRect(), x = box.left + box.width / 2;
     const far = (e) => { const b = e.getBoundingClientRect(); return Math.abs(b.left + b.width / 2 - x); };
-    return next.reduce((best, e) => (far(e) < far(best) ? e : best));
+    return row.reduce((best, e) => (far(e) < far(best) ? e : best));
   }
 
   function keys() { // the hint a block's description points to (once per page)
@@ -209,7 +222,8 @@
     hint.id = KEYS;
     hint.className = "tt-sr";
     hint.textContent = "Arrow keys move between the names and links of a trace or code block: left and right along a line, " +
-      "up and down between lines, Home and End to the ends of a line. Enter pins a name's highlight, " +
+      "up and down between lines (up from the first line: the copy button), Home and End to the ends of a line. " +
+      "Enter pins a name's highlight, " +
       "Escape clears it. Tab leaves the block.";
     document.body.appendChild(hint);
   }
@@ -454,8 +468,8 @@
       if (t._current) t._current.focus();
       return;
     }
-    const item = t instanceof Element && t.closest(ITEMS);
-    const code = item && item.closest(BLOCKS);
+    const item = t instanceof Element && (t.closest(ITEMS) || (t.matches(".md-code__button") && t));
+    const code = item && blockOf(item);
     if (code && code._marked) take(code, item);
     const name = nameAt(e);
     if (name && !pinned) show(name);
@@ -477,8 +491,9 @@
     const name = nameAt(e);
     if (name && (e.key === "Enter" || e.key === " ")) { pin(name); e.preventDefault(); }
     if (e.key === "Escape") { pinned = null; clear("is-pinned"); show(null); select(null); source(null); }
-    const item = e.target instanceof Element && e.target.closest(ITEMS);
-    const code = item && item.closest(BLOCKS);
+    const t = e.target;
+    const item = t instanceof Element && (t.closest(ITEMS) || (t.matches(".md-code__button") && t));
+    const code = item && blockOf(item);
     if (!code || e.altKey || e.shiftKey || e.metaKey ||
         !["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"].includes(e.key)) return;
     e.preventDefault();
@@ -497,10 +512,19 @@
       if (code.querySelector("a[href]")) { code.dataset.roving = ""; code._marked = true; }
       else if (code.hasAttribute("data-links")) code.dataset.roving = "";
     }
+    for (const pre of all(".jupyter-wrapper .highlight-ipynb > pre")) { // a notebook's code cells
+      if (pre.querySelector("a[href]")) { pre.dataset.roving = ""; pre._marked = true; }
+    }
     const blocks = all(BLOCKS);
     // Material gives a code block that scrolls a tabindex, and takes it away when it no longer
     // does; a trace block keeps one Tab stop, its own (own()).
     const guard = new MutationObserver((changes) => changes.forEach((c) => own(c.target)));
+    // Material adds a block's copy button to its <pre>: it leaves the Tab order for the block's one stop.
+    const copies = new MutationObserver((changes) => changes.forEach((c) => {
+      const code = [...c.target.children].find((e) => e.matches(BLOCKS));
+      const copy = code && copyOf(code);
+      if (copy && copy !== code._current) copy.tabIndex = -1;
+    }));
     const seen = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
       for (const entry of entries) {
         if (entry.isIntersecting) { seen.unobserve(entry.target); markup(entry.target); }
@@ -509,6 +533,9 @@
     for (const code of blocks) {
       widget(code);
       guard.observe(code, { attributes: true, attributeFilter: ["tabindex"] });
+      if (code.parentElement) copies.observe(code.parentElement, { childList: true });
+      const copy = copyOf(code);
+      if (copy) copy.tabIndex = -1;
       if (code._marked) rove(code);
       else if (seen) seen.observe(code);
       else markup(code);

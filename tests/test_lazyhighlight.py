@@ -1,0 +1,90 @@
+"""Large code blocks load as plain text, their highlighted HTML kept in a <noscript> (thunder-lazyhighlight).
+
+The unit tests feed `defer` small pages shaped like Pygments' blocks; the last tests read the
+built site: every deferred block's text is its highlighted text, character for character.
+"""
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import PAGES, SITE
+from thunder_docs.plugins.lazyhighlight.defer import NOSCRIPT_STYLE, PLAIN_CLASS, defer, plain_text
+
+
+def block(spans: int, pre_attrs: str = ' id="__code_0"', code_attrs: str = "", extra: str = "") -> str:
+    inner = "".join(f'<span class="n">x{i}</span> &lt;<span class="o">=</span>\n' for i in range(spans))
+    return (f'<div class="language-python highlight"><pre{pre_attrs}><span></span>'
+            f'<code{code_attrs}>{inner}{extra}</code></pre></div>')
+
+
+def parts(page: str):
+    soup = BeautifulSoup(page, "html.parser")
+    return soup.select_one(f"pre.{PLAIN_CLASS} > code"), soup.select_one("noscript > pre")
+
+
+def test_a_large_block_becomes_its_text_and_keeps_its_highlighting_in_a_noscript():
+    original = block(8)
+    page = defer("<p>before</p>" + original + "<p>after</p>", min_elements=10)
+    plain, kept = parts(page)
+    assert plain is not None and plain.has_attr("data-lazy") and not plain.find(True)
+    assert plain.get_text() == BeautifulSoup(original, "html.parser").get_text()
+    assert "&lt;" in page.split("<noscript>")[0], "the text keeps its character references"
+    assert kept is not None and kept.find("span", class_="n") and not kept.has_attr("id")
+    assert str(kept.code) == str(BeautifulSoup(original, "html.parser").code)
+    assert page.startswith("<p>before</p>") and page.endswith("</noscript></div><p>after</p>")
+
+
+def test_small_blocks_trace_blocks_and_unsafe_blocks_are_left_alone():
+    small = block(4)  # 8 elements
+    assert defer(small, min_elements=10) == small
+    trace = block(8, code_attrs=' data-traces="[]"')
+    assert defer(trace, min_elements=10) == trace
+    unsafe = block(8, extra='<span title="&lt;/noscript&gt;"></span><!-- </noscript> -->')
+    assert defer(unsafe, min_elements=10) == unsafe
+
+
+def test_a_block_with_links_says_so_and_deferring_twice_changes_nothing():
+    linked = block(8, extra='<a class="autorefs" href="../x/#y">y</a>')
+    once = defer(linked, min_elements=10)
+    plain, kept = parts(once)
+    assert plain.has_attr("data-links") and kept.find("a", href="../x/#y")
+    assert defer(once, min_elements=10) == once
+
+
+def test_plain_text_is_the_text_and_the_references_of_the_html():
+    assert plain_text('<span class="s">&quot;a&quot;</span> <a href="#x">b</a>&#10;') == "&quot;a&quot; b&#10;"
+
+
+def test_the_plugin_adds_the_style_that_shows_the_kept_block_without_scripting():
+    assert NOSCRIPT_STYLE.startswith("<noscript><style>") and f"pre.{PLAIN_CLASS}" in NOSCRIPT_STYLE
+
+
+# -- the built site ------------------------------------------------------------------------------
+@pytest.mark.parametrize("page", PAGES)
+def test_every_deferred_block_shows_the_text_of_its_highlighted_html(built_site, page):
+    text = SITE.built(built_site, page).read_text(encoding="utf-8")
+    soup = BeautifulSoup(text, "html.parser")
+    deferred = soup.select("pre > code[data-lazy]")
+    for code in deferred:
+        kept = code.find_parent("pre").find_next_sibling()
+        assert kept is not None and kept.name == "noscript", f"{page}: a deferred block without its highlighting"
+        assert code.get_text() == kept.code.get_text(), f"{page}: a deferred block's text differs from its highlighting"
+        assert code.has_attr("data-links") == bool(kept.code.find("a", href=True))
+    if deferred:
+        assert NOSCRIPT_STYLE in text and "thunder-lazyhighlight.js" in text
+    ids = re.findall(r'\sid="([^"]+)"', text)
+    assert len(ids) == len(set(ids)), f"{page}: an id twice: {sorted(i for i in set(ids) if ids.count(i) > 1)}"
+
+
+def test_the_largest_pages_defer_most_of_their_code(built_site):
+    """The point of it: the page that shows the most code loads a fraction of its code's elements."""
+    counts = {}
+    for page in PAGES:
+        soup = BeautifulSoup(SITE.built(built_site, page).read_text(encoding="utf-8"), "html.parser")
+        live = sum(len(c.find_all(True)) for c in soup.select("pre > code") if not c.find_parent("noscript"))
+        kept = sum(len(c.find_all(True)) for c in soup.select("noscript > pre > code"))
+        counts[page] = (live, kept)
+    page, (live, kept) = max(counts.items(), key=lambda kv: sum(kv[1]))
+    assert kept > 4 * live, f"{page}: {live} elements of code load, {kept} wait in <noscript>"
