@@ -36,10 +36,11 @@ TAB_STOPS_JS = """() => { const radios = new Set(); return [...document.querySel
   .map((e) => ({ tag: e.localName, block: !!e.closest("[data-traces]"),
                  in: [...document.querySelectorAll("[data-traces]")].indexOf(e.closest("[data-traces]")) })) }"""
 DOM_JS = "() => document.getElementsByTagName('*').length"
-# Bring every trace block into view once (each is marked up then), then back to the top.
+# Bring every trace block and every code block into view once (each is marked up, or has its
+# highlighting back, then), then back to the top.
 MARK_ALL_JS = """async () => {
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  for (const code of document.querySelectorAll("[data-traces]")) { code.scrollIntoView(); await frame(); }
+  for (const code of document.querySelectorAll("[data-traces], pre > code")) { code.scrollIntoView(); await frame(); }
   scrollTo(0, 0);
   await frame();
   return [...document.querySelectorAll("[data-traces]")].filter((c) => !c.classList.contains("is-marked")).length;
@@ -142,18 +143,26 @@ def test_each_trace_block_is_one_tab_stop_and_is_marked_up_in_view(light, page, 
     assert not problems, f"{page.source}:\n  " + "\n  ".join(problems)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25, targets 2 and 5, not met yet: Material's navigation, copy "
-                   "buttons, heading permalinks and Pygments' spans keep pages over 120 Tab stops and 3,000 "
-                   "elements (README, Accessibility); strict: this fails as soon as every page is within both")
-def test_no_page_over_the_tab_stop_and_element_limits(light, site_url):
-    """At most TAB_STOP_LIMIT Tab stops on every page, when it loads and once every trace block is
-    marked up, and at most DOM_LIMIT elements when it has loaded."""
+def test_no_page_over_the_element_limit_when_it_loads(light, site_url):
+    """At most DOM_LIMIT elements on every page when it has loaded (code blocks out of view wait
+    as plain text: thunder-lazyhighlight)."""
     over = []
     for page in PAGES:
         row = ROWS.get(page.source) or _figures(light, page, site_url)[0]
         if row["elements"] > DOM_LIMIT:
             over.append(f"{page.source}: {row['elements']} elements when it loads, over {DOM_LIMIT}")
-        for key, when in (("stops", "when it loads"), ("stops_marked", "with every trace marked up")):
+    assert not over, f"{len(over)} pages over the limit:\n  " + "\n  ".join(over)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 25, target 2, not met yet on the longest guides and the API "
+                   "reference pages: their prose links and tables of contents (README, Accessibility); strict: "
+                   "this fails as soon as every page is within the limit")
+def test_no_page_over_the_tab_stop_limit(light, site_url):
+    """At most TAB_STOP_LIMIT Tab stops on every page, when it loads and once every block is marked up."""
+    over = []
+    for page in PAGES:
+        row = ROWS.get(page.source) or _figures(light, page, site_url)[0]
+        for key, when in (("stops", "when it loads"), ("stops_marked", "with every block marked up")):
             if row[key] > TAB_STOP_LIMIT:
                 over.append(f"{page.source}: {row[key]} Tab stops {when}, over {TAB_STOP_LIMIT}")
     assert not over, f"{len(over)} pages over a limit:\n  " + "\n  ".join(over)

@@ -2,15 +2,17 @@
 highlighted HTML kept beside it in a ``<noscript>``.
 
 A highlighted block is one ``<span>`` per token: most of the elements of a page that shows code.
-For each ``<pre>`` whose ``<code>`` holds at least ``min_elements`` elements, the ``<code>``
-gets its text alone (the same characters, so find-in-page and Material's copy button see what
-they saw) and ``data-lazy`` (and ``data-links`` when it held links: thunder-traces.js makes such
-a block one Tab stop, whose arrow keys move between the links, once they are back); a ``<noscript>`` after the ``<pre>`` holds the original ``<pre>``,
-without its ``id``. With scripting on, a browser reads a ``<noscript>`` as one piece of text, so
-the page loads few elements; thunder-lazyhighlight.js puts the highlighted children back when a
-block comes near the view, gets the focus, or the page is printed. With scripting off, the
-``<noscript>`` is shown and the plain ``<pre>`` hidden (``NOSCRIPT_STYLE``): the page reads as
-it did.
+For each ``<pre>`` whose ``<code>`` holds at least ``min_elements`` elements:
+
+- the ``<code>`` gets its text alone (the same characters, so find-in-page and Material's copy
+  button see what they saw) and ``data-lazy``; also ``data-links`` when it held links
+  (thunder-traces.js makes such a block one Tab stop, its arrow keys moving between the links);
+- a ``<noscript>`` after the ``<pre>`` holds the original ``<pre>``, without its ``id``.
+
+With scripting on, a browser reads a ``<noscript>`` as one piece of text, so the page loads few
+elements; thunder-lazyhighlight.js puts the highlighted children back when a block comes near
+the view, gets the focus, or the page is printed. With scripting off, the ``<noscript>`` is
+shown and the plain ``<pre>`` hidden (``NOSCRIPT_STYLE``): the page reads as it did.
 
 Left as they are: trace blocks (``data-traces``: thunder-traces marks them up from their line
 map), blocks whose HTML holds ``</noscript`` (it would end the ``<noscript>`` early), and blocks

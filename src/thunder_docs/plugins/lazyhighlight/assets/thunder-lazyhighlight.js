@@ -59,6 +59,7 @@
     if (reveal(location.hash)) document.getElementById(decodeURIComponent(location.hash.slice(1))).scrollIntoView();
   });
   addEventListener("beforeprint", restoreAll);
+  matchMedia("print").addEventListener("change", (e) => { if (e.matches) restoreAll(); });
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })();

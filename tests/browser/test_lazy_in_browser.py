@@ -1,0 +1,60 @@
+"""Code blocks that load as plain text (thunder-lazyhighlight), in headless Chromium: each gets its
+highlighting back as it comes near the view, with the same text; without scripting the page
+shows the highlighted blocks; printing, and a link to a line inside a block, put them back."""
+
+from __future__ import annotations
+
+import pytest
+
+from .harness import new_context
+
+pytestmark = pytest.mark.xdist_group("browser")
+
+DENSE = "guides/transform_toolkit/"
+LAZY = "code[data-lazy]"
+
+
+def test_a_block_gets_its_highlighting_back_near_the_view_and_keeps_its_text(light, site_url):
+    light.goto(site_url + DENSE)
+    last = light.locator(LAZY).last
+    assert light.locator(LAZY).count() > 3, "the page's blocks out of view should wait as plain text"
+    before = last.evaluate("(c) => [c.textContent, c.querySelectorAll('*').length]")
+    assert before[1] == 0
+    last.scroll_into_view_if_needed()
+    light.wait_for_function("(c) => !c.hasAttribute('data-lazy')", arg=last.element_handle())
+    after = last.evaluate("(c) => [c.textContent, c.querySelectorAll('span').length, "
+                          "c.closest('pre').nextElementSibling?.localName ?? null]")
+    assert after[0] == before[0], "the text changed when the highlighting came back"
+    assert after[1] > 10 and after[2] != "noscript", f"highlighting not back: {after[1]} spans"
+
+
+def test_without_scripting_the_highlighted_blocks_show_and_the_plain_ones_do_not(browser, site_url):
+    context = new_context(browser, site_url, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + DENSE)
+    plain, kept = page.locator("pre.hl-plain").first, page.locator("noscript > pre").first
+    kept.scroll_into_view_if_needed()
+    assert not plain.is_visible() and kept.is_visible()
+    assert kept.locator("span.kn, span.k").count() > 0, "the block shown without scripting is not highlighted"
+    context.close()
+
+
+def test_printing_puts_every_block_back(browser, site_url):
+    context = new_context(browser, site_url)
+    page = context.new_page()
+    page.goto(site_url + DENSE)
+    assert page.locator(LAZY).count() > 0
+    page.emulate_media(media="print")
+    page.wait_for_function(f"() => !document.querySelector('{LAZY}')")
+    context.close()
+
+
+def test_a_link_to_a_source_line_inside_a_waiting_block_lands_on_it(light, site_url):
+    light.goto(site_url + DENSE)
+    targets = light.evaluate("""() => [...document.querySelectorAll('a[href^="#src-"]')].map((a) => a.getAttribute('href'))
+                                  .filter((h) => !document.getElementById(h.slice(1)))""")
+    assert targets, "no link on the page points into a block still waiting"
+    light.goto(site_url + DENSE + targets[-1])
+    light.wait_for_function("(id) => { const e = document.getElementById(id); if (!e) return false; "
+                            "const top = e.getBoundingClientRect().top; return top >= 0 && top < innerHeight; }",
+                            arg=targets[-1][1:])
