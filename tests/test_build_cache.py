@@ -16,7 +16,7 @@ from conftest import ROOT, mkdocs_env
 from thunder_docs.plugins.buildcache import search_cache
 from thunder_docs.plugins.buildcache.notebook_cache import NotebookCache
 
-CACHES = ("BUILD", "CITATIONS", "TRACES", "LINKS")
+CACHES = ("BUILD", "CITATIONS", "TRACES", "LINKS", "LAZYHIGHLIGHT")
 
 
 def counts(log: str, name: str) -> tuple[int, int]:

@@ -11,6 +11,7 @@ import json
 import re
 
 import pytest
+from bs4 import BeautifulSoup
 
 from conftest import PAGES_WITH_CODE, SITE, built_html
 from thunder_docs.plugins.traces.plugin import SCRIPT, STYLESHEET
@@ -138,10 +139,11 @@ def test_thunderfx_trace_lines_link_to_the_users_line_that_fx_recorded(built_sit
             assert (called.group(1) or called.group(2)) in user_line, (code, user_line)
 
 
-def test_the_script_loads_only_on_pages_with_trace_blocks(built_site):
+def test_the_script_loads_only_on_pages_with_trace_blocks_or_code_with_links(built_site):
     for page in [*SITE.pages.values(), *SITE.notebooks.values()]:
         html = SITE.built(built_site, page.path).read_text(encoding="utf-8")
-        has_blocks = " data-traces=" in html
+        soup = BeautifulSoup(html, "html.parser")
+        has_blocks = " data-traces=" in html or any(pre.find("a", href=True) for pre in soup.find_all("pre"))
         assert (SCRIPT.rpartition("/")[2] in html) == has_blocks, page.path
         assert (STYLESHEET.rpartition("/")[2] in html) == has_blocks, page.path
 

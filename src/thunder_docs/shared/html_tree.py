@@ -157,3 +157,14 @@ def leaves(node: Node):
         yield node.text
     for child in node.children:
         yield from leaves(child)
+
+
+def pre_holds_link(html: str) -> bool:
+    """Whether a ``<pre>`` of the page holds a link."""
+    at = html.find("<pre")
+    while at >= 0:
+        end = html.find("</pre>", at)
+        if re.search(r"<a\s[^>]*href=", html[at:end if end >= 0 else len(html)]):
+            return True
+        at = html.find("<pre", end) if end >= 0 else -1
+    return False

@@ -35,6 +35,7 @@ from mkdocs.structure.pages import Page as MkDocsPage
 from mkdocs.utils import get_relative_url
 
 from thunder_docs.plugins.exec.notebooks import trace_maps
+from thunder_docs.plugins.traces.blocks import Block, blocks_of, code_lines
 from thunder_docs.plugins.traces.config import TracesConfig
 from thunder_docs.plugins.traces.stepper import (
     MARK,
@@ -46,10 +47,10 @@ from thunder_docs.plugins.traces.stepper import (
     walk_json,
 )
 from thunder_docs.shared.files import JsonStore, code_digest, digest
-from thunder_docs.shared.html_tree import Node, tokens, tree, wrap
+from thunder_docs.shared.html_tree import Node, pre_holds_link, tokens, tree, wrap
 from thunder_docs.shared.model import Page, folder_of, site_of
 from thunder_docs.shared.results import CPU, CUDA
-from thunder_docs.shared.sections import MARKER, Include
+from thunder_docs.shared.sections import Include
 from thunder_docs.shared.trace_map import TraceMap
 
 ASSETS = Path(__file__).parent / "assets"
@@ -92,8 +93,8 @@ class TracesPlugin(BasePlugin[TracesConfig]):
         return self.store.remember(digest(_code_digest(), *inputs), mark)
 
     def on_post_page(self, output: str, page: MkDocsPage, config: MkDocsConfig) -> str:
-        if not self.config.enabled or (f" {MARK}=" not in output and "<pre" not in output):
-            return output  # code blocks with links are one Tab stop each too (thunder-traces.js)
+        if not self.config.enabled or (f" {MARK}=" not in output and not pre_holds_link(output)):
+            return output  # a code block with links is one Tab stop too (thunder-traces.js)
         css = get_relative_url(STYLESHEET, page.url)
         js = get_relative_url(SCRIPT, page.url)
         output = output.replace("</head>", f'<link rel="stylesheet" href="{css}">\n</head>', 1)
@@ -116,42 +117,6 @@ def _inputs(page: Page, blocks: dict[str, list[Block]], root: Path) -> str:
         "files": {path: (root / path).read_text(encoding="utf-8") for path in paths},
         "blocks": {device: [[b.output, b.trace_map.to_json()] for b in found] for device, found in blocks.items()},
     }, sort_keys=True)
-
-
-# -- what the page's blocks should hold -----------------------------------------------------------
-class Block:
-    """An output block the build wrote (render.py), with the map of its trace lines."""
-
-    def __init__(self, include: Include | None, output: str, trace_map: TraceMap):
-        self.include, self.output, self.trace_map = include, output, trace_map
-
-
-def blocks_of(site, page: Page) -> dict[str, list[Block]]:
-    """The output blocks of live output, per device, in page order: CPU, and CUDA when this build ran it."""
-    blocks: dict[str, list[Block]] = {CPU: [], CUDA: []}
-    for inc in page.includes:
-        for device in (CPU, CUDA) if inc.cuda else (CPU,):
-            if site.results.has(device, page.path):
-                output = site.results.output(device, page.path, inc.sections)
-                if output:
-                    blocks[device].append(Block(inc, output, site.results.trace_map(device, page.path, inc.sections)))
-    return blocks
-
-
-def code_lines(root: Path, inc: Include) -> list[tuple[str, int]]:
-    """(file, line) of each line of an include's code block, as the page shows it."""
-    where = []
-    files: dict[str, list[str]] = {}
-    for section in inc.sections:
-        lines = files.setdefault(section.path, (root / section.path).read_text(encoding="utf-8").splitlines())
-        wanted = section.code.count("\n") + 1
-        number = section.start_line
-        while wanted and number <= len(lines):
-            if not MARKER.match(lines[number - 1]):
-                where.append((section.path, number))
-                wanted -= 1
-            number += 1
-    return where
 
 
 # -- the page ---------------------------------------------------------------------------------------
