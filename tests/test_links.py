@@ -151,6 +151,113 @@ def test_scripts_and_styles_are_left_alone():
     assert linked.endswith('<p><autoref identifier="thunder.core.trace.TraceCtx"><code>TraceCtx</code></autoref></p>')
 
 
+# -- one link per target: the first mention ----------------------------------------------------------
+TRACECTX = '<autoref identifier="thunder.core.trace.TraceCtx"><code>TraceCtx</code></autoref>'
+
+
+def prose(*names: str) -> str:
+    return "<p>" + " and ".join(f"<code>{name}</code>" for name in names) + ".</p>"
+
+
+def details(inner: str, *, open_: bool = False) -> str:
+    return f'<details class="note"{" open" if open_ else ""}><summary>More</summary>{inner}</details>'
+
+
+def tabs(*blocks: str, checked: int = 0) -> str:
+    """A tabbed set as pymdownx.tabbed (alternate style) writes it."""
+    buttons = "".join(f'<input {"checked=\"checked\" " if k == checked else ""}id="__tabbed_1_{k + 1}" '
+                      f'name="__tabbed_1" type="radio" />' for k in range(len(blocks)))
+    labels = "".join(f'<label for="__tabbed_1_{k + 1}">Tab {k + 1}</label>' for k in range(len(blocks)))
+    content = "".join(f'<div class="tabbed-block">\n{block}\n</div>\n' for block in blocks)
+    return (f'<div class="tabbed-set tabbed-alternate" data-tabs="1:{len(blocks)}">{buttons}'
+            f'<div class="tabbed-labels">{labels}</div>\n<div class="tabbed-content">\n{content}</div>\n</div>')
+
+
+def linked_names(html: str) -> list[str]:
+    """The text of each link outside code blocks, in order."""
+    soup = BeautifulSoup(html, "html.parser")
+    return [a.get_text() for a in soup.select("autoref, a") if not a.find_parent("pre")]
+
+
+def test_a_name_links_at_its_first_mention_only():
+    html = prose("TraceCtx", "ltorch.add") + "<p>Later, <code>TraceCtx</code> and <code>ltorch.add</code> again.</p>"
+    linked = link_html(html)
+    first, later = linked.split("</p>", 1)
+    assert first.startswith("<p>" + TRACECTX) and 'class="thunder-source"' in first
+    assert later == "<p>Later, <code>TraceCtx</code> and <code>ltorch.add</code> again.</p>"  # as they were
+    assert text_of(linked) == text_of(html)
+
+
+def test_the_same_target_under_other_names_is_a_later_mention():
+    linked = link_html(prose("thunder.dynamo.thunderfx", "thunderfx(fn)", "thunder.dynamo.compiler.thunderfx"))
+    assert linked_names(linked) == ["thunder.dynamo.thunderfx"]
+
+
+def test_different_targets_each_link():
+    names = ["TraceCtx", "TraceCtx.python", "BoundSymbol", "ltorch.add", "ltorch.mul", "prims.add"]
+    assert linked_names(link_html(prose(*names))) == names
+
+
+def test_code_blocks_link_every_name_and_leave_prose_its_link():
+    """A code block is one Tab stop already: its links are all kept, and are not the prose's mention."""
+    html = prose("thunder.last_traces") + PYTHON + PYTHON + prose("thunder.last_traces")
+    linked = link_html(html)
+    assert linked.count(link_html(PYTHON)) == 2
+    assert linked_names(link_html(PYTHON + prose("thunder.last_traces"))) == ["thunder.last_traces"]
+    assert linked.endswith(prose("thunder.last_traces"))
+
+
+def test_links_the_author_wrote_stay_and_count_as_the_mention():
+    written = f"<p>A {TRACECTX}, cited: <a href=\"{GITHUB}thunder/core/trace.py#L1-L9\"><code>TraceCtx</code></a>.</p>"
+    html = written + written + prose("TraceCtx")
+    assert link_html(html) == html
+    after = prose("TraceCtx") + written
+    assert link_html(after) == TRACECTX.join(prose("TraceCtx").split("<code>TraceCtx</code>")) + written
+
+
+def test_headings_neither_link_nor_count():
+    html = "<h2 id='x'>The <code>TraceCtx</code></h2>" + prose("TraceCtx")
+    assert link_html(html) == "<h2 id='x'>The <code>TraceCtx</code></h2><p>" + TRACECTX + ".</p>"
+
+
+def test_every_sphinx_role_in_a_docstring_stays_a_cross_reference():
+    role = ":class:<code>~thunder.core.proxies.TensorProxy</code>"
+    html = prose("TensorProxy") + f'<div class="doc doc-contents"><p>{role}, {role}</p></div>'
+    assert link_html(html).count('<autoref identifier="thunder.core.proxies.TensorProxy"') == 3
+
+
+@pytest.mark.parametrize("open_", [False, True], ids=["closed", "open"])
+def test_a_mention_in_details_links_again_and_leaves_the_page_its_link(open_):
+    """A reader who never opens a ``<details>`` would miss a first link inside it."""
+    html = details(prose("BoundSymbol", "BoundSymbol"), open_=open_) + prose("BoundSymbol")
+    assert linked_names(link_html(html)) == ["BoundSymbol", "BoundSymbol"]  # one inside, one after
+    assert link_html(html).endswith("</details>" + prose("BoundSymbol").replace(
+        "<code>BoundSymbol</code>", '<autoref identifier="thunder.core.symbol.BoundSymbol"><code>BoundSymbol</code>'
+        "</autoref>"))
+    # What the page linked before it is linked for whoever opens it.
+    assert linked_names(link_html(prose("BoundSymbol") + details(prose("BoundSymbol")))) == ["BoundSymbol"]
+
+
+def test_details_stay_a_part_of_their_own_around_code_blocks_and_nesting():
+    inner = details(PYTHON + prose("Symbol") + details(prose("Symbol", "Proxy")) + prose("Proxy"))
+    # Inside: Symbol, then the nested part's Proxy (Symbol is known), then Proxy again; after: both.
+    assert linked_names(link_html(inner + prose("Symbol", "Proxy"))) == ["Symbol", "Proxy", "Proxy", "Symbol", "Proxy"]
+
+
+def test_tabs_link_their_own_first_mentions_and_the_shown_tab_counts_for_the_page():
+    html = tabs(prose("Symbol", "Proxy"), prose("Symbol", "Symbol")) + prose("Symbol", "Proxy", "TraceCtx")
+    # tab 1 (shown): Symbol, Proxy; tab 2: Symbol once, not inheriting tab 1's; after: TraceCtx only.
+    assert linked_names(link_html(html)) == ["Symbol", "Proxy", "Symbol", "TraceCtx"]
+    shown_second = tabs(prose("Symbol"), prose("Proxy"), checked=1) + prose("Symbol", "Proxy")
+    assert linked_names(link_html(shown_second)) == ["Symbol", "Proxy", "Symbol"]
+
+
+def test_output_after_output_in_one_element_is_still_output():
+    """An end tag closes its element only: the second output block of a notebook cell is output too."""
+    html = '<div class="jp-OutputArea"><pre>a</pre><pre>t = torch.add(x)</pre></div>'
+    assert "torchex.py" in link_html(html)
+
+
 # -- the built site ----------------------------------------------------------------------------
 def test_first_trace_page_links_prose_code_and_output(built_site):
     html = built_html(built_site, "docs/first_trace.md")
@@ -163,6 +270,14 @@ def test_first_trace_page_links_prose_code_and_output(built_site):
     assert linked["torch.add"].startswith(GITHUB + "thunder/executors/torchex.py#L")
     code = {a.get_text(): a["href"] for block in html.select("div.language-python") for a in block.select("a")}
     assert code["thunder.last_traces"] == "../reference/thunder/#thunder.last_traces"
+
+
+def test_the_thunderfx_guide_links_thunder_jit_once_in_prose(built_site):
+    article = built_html(built_site, "docs/guides/thunderfx.md").select_one("article")
+    links = [a["href"] for a in article.select("a.autorefs") if not a.find_parent("pre")]
+    assert [h for h in links if h.endswith("#thunder.jit")] == ["../../reference/thunder/#thunder.jit"]
+    plain = [c for c in article.select("code") if c.get_text() == "thunder.jit" and not c.find_parent(["a", "pre"])]
+    assert len(plain) > 1
 
 
 @pytest.mark.parametrize("page", [*PAGES, "docs/tour.ipynb"])

@@ -1,8 +1,10 @@
 """Link names inside a page's rendered HTML, wrapping only existing text.
 
 - **Inline code in prose**: a ``<code>`` span that is exactly an API or operator name
-  becomes a link (names.py says to what); inside a mkdocstrings entry, a Sphinx role left
-  in a docstring (``:class:`~thunder.core.proxies.TensorProxy```) becomes a cross-reference.
+  becomes a link (names.py says to what) at the first mention of its target; later mentions
+  stay as they were (mentions.py says which mention is the first, in ``<details>`` and tabs
+  too). Inside a mkdocstrings entry, every Sphinx role left in a docstring
+  (``:class:`~thunder.core.proxies.TensorProxy```) becomes a cross-reference.
 - **Code blocks and printed output**: in every ``<pre>``, each name is linked where the
   link can start and end inside one element, moving out of the ``<span>`` elements that a
   name fills exactly (Pygments gives ``ltorch``, ``.`` and ``add`` a span each).
@@ -19,6 +21,7 @@ import html
 import re
 from functools import lru_cache
 
+from thunder_docs.plugins.links.mentions import FirstMentions, written_target
 from thunder_docs.plugins.links.names import resolve
 from thunder_docs.shared.html_tree import VOID, Token, leaves, tokens, tree, wrap
 from thunder_docs.shared.thunder_source import source_of, thunder_version
@@ -36,32 +39,55 @@ def link_html(text: str) -> str:
     out: list[str] = []
     pos = 0  # copied up to here
     stack: list[Token] = []  # open elements
+    mentions = FirstMentions()  # the targets prose has linked so far
     i = 0
     while i < len(toks):
         tok = toks[i]
         if tok.kind == "end":
-            while stack and stack[-1].name != tok.name:
-                stack.pop()
-            if stack:
-                stack.pop()
+            _end(stack, tok.name)
+            mentions.close(len(stack))
         elif tok.kind == "start" and tok.name not in VOID:
-            if tok.name == "pre" and "mermaid" not in tok.classes and not any(_is_doc(e) for e in [*stack, tok]):
+            if _is_code_block(tok, stack):
                 close = next((j for j in range(i + 1, len(toks)) if toks[j].kind == "end" and toks[j].name == "pre"),
                              len(toks))
                 body_end = toks[close].start if close < len(toks) else len(text)
                 out += [text[pos:tok.end], link_block(text[tok.end:body_end], output=_is_output([*stack, tok]))]
-                pos, i = body_end, close
+                pos, i = body_end, close + 1
                 continue
+            mentions.open(tok, text[tok.start:tok.end], len(stack))
             if tok.name == "code" and not tok.classes and tok.start >= pos:
-                replaced = _link_inline(text, toks, i, stack)
+                replaced = _link_inline(text, toks, i, stack, mentions)
                 if replaced:
                     start, end, new = replaced
                     out += [text[pos:start], new]
                     pos = end
+            elif not any(_is_doc(e) for e in stack):
+                _count_written_link(mentions, tok, text[tok.start:tok.end])
             stack.append(tok)
+        elif tok.kind in ("start", "startend"):  # an element without content, such as a tab's radio button
+            mentions.open(tok, text[tok.start:tok.end], len(stack))
         i += 1
     out.append(text[pos:])
     return "".join(out)
+
+
+def _end(stack: list[Token], name: str) -> None:
+    """An end tag closes the innermost open element of its name, and those inside it left open."""
+    if any(e.name == name for e in stack):
+        while stack.pop().name != name:
+            pass
+
+
+def _is_code_block(tok: Token, stack: list[Token]) -> bool:
+    """A ``<pre>`` whose names ``link_block`` links: not a diagram's, not a reference entry's."""
+    return tok.name == "pre" and "mermaid" not in tok.classes and not any(_is_doc(e) for e in [*stack, tok])
+
+
+def _count_written_link(mentions: FirstMentions, tok: Token, raw: str) -> None:
+    """A link the author wrote is a mention: the prose after it does not link its target again."""
+    target = written_target(tok, raw)
+    if target:
+        mentions.first(target)
 
 
 def _is_doc(element: Token) -> bool:
@@ -74,8 +100,10 @@ def _is_output(stack: list[Token]) -> bool:
                for e in stack for cls in e.classes)
 
 
-def _link_inline(text: str, toks: list[Token], i: int, stack: list[Token]) -> tuple[int, int, str] | None:
-    """A ``<code>`` span of prose that is exactly an API or operator name, as a link.
+def _link_inline(text: str, toks: list[Token], i: int, stack: list[Token],
+                 mentions: FirstMentions) -> tuple[int, int, str] | None:
+    """A ``<code>`` span of prose that is exactly an API or operator name, as a link, if it is the
+    first mention of its target (mentions.py says where); a Sphinx role in a docstring, always.
 
     Returns the HTML range to replace and its replacement.
     """
@@ -92,7 +120,7 @@ def _link_inline(text: str, toks: list[Token], i: int, stack: list[Token]) -> tu
     if not match:
         return None
     resolved = resolve(match["name"])
-    if not resolved or resolved[0] != len(match["name"]):
+    if not resolved or resolved[0] != len(match["name"]) or not mentions.first(resolved[1].key):
         return None
     return code.start, end, resolved[1].wrap(text[code.start:end])
 

@@ -96,6 +96,11 @@ class Target:
     source: Source | None = None
     optional: bool = False
 
+    @property
+    def key(self) -> str:
+        """What the link goes to: two names with the same key are the same target."""
+        return self.identifier or self.source.url
+
     def wrap(self, inner: str) -> str:
         if self.identifier:
             optional = " optional" if self.optional else ""

@@ -3,7 +3,8 @@ Thunder's source, and keep glossary marks out of headings.
 
 - ``on_config``/``on_files``: add the stylesheet for links inside code blocks.
 - ``on_page_content``: link names in the page's HTML (plugins/links/html_links.py; names.py says what a
-  name links to, shared/thunder_source.py where Thunder defines it). API references are autorefs
+  name links to, shared/thunder_source.py where Thunder defines it, mentions.py which mention in prose
+  is a name's first, the one that links). API references are autorefs
   ``<autoref>`` elements, resolved when every page has been rendered; one without a target
   fails ``mkdocs build --strict``. The ``abbr`` extension marks glossary terms everywhere;
   here the marks are removed from headings, and from the whole glossary page.
