@@ -14,14 +14,22 @@ DENSE = "guides/transform_toolkit/"
 LAZY = "code[data-lazy]"
 
 
-def test_a_block_gets_its_highlighting_back_near_the_view_and_keeps_its_text(light, site_url):
-    light.goto(site_url + DENSE)
-    last = light.locator(LAZY).last
-    assert light.locator(LAZY).count() > 3, "the page's blocks out of view should wait as plain text"
+@pytest.fixture
+def tab(browser, site_url):
+    """A page of its own (these tests scroll, print and follow links: nothing reaches the shared pages)."""
+    context = new_context(browser, site_url)
+    yield context.new_page()
+    context.close()
+
+
+def test_a_block_gets_its_highlighting_back_near_the_view_and_keeps_its_text(tab, site_url):
+    tab.goto(site_url + DENSE)
+    assert tab.locator(LAZY).count() > 3, "the page's blocks out of view should wait as plain text"
+    last = tab.locator(LAZY).last.element_handle()
     before = last.evaluate("(c) => [c.textContent, c.querySelectorAll('*').length]")
     assert before[1] == 0
     last.scroll_into_view_if_needed()
-    light.wait_for_function("(c) => !c.hasAttribute('data-lazy')", arg=last.element_handle())
+    tab.wait_for_function("(c) => !c.hasAttribute('data-lazy')", arg=last)
     after = last.evaluate("(c) => [c.textContent, c.querySelectorAll('span').length, "
                           "c.closest('pre').nextElementSibling?.localName ?? null]")
     assert after[0] == before[0], "the text changed when the highlighting came back"
@@ -39,22 +47,19 @@ def test_without_scripting_the_highlighted_blocks_show_and_the_plain_ones_do_not
     context.close()
 
 
-def test_printing_puts_every_block_back(browser, site_url):
-    context = new_context(browser, site_url)
-    page = context.new_page()
-    page.goto(site_url + DENSE)
-    assert page.locator(LAZY).count() > 0
-    page.emulate_media(media="print")
-    page.wait_for_function(f"() => !document.querySelector('{LAZY}')")
-    context.close()
+def test_printing_puts_every_block_back(tab, site_url):
+    tab.goto(site_url + DENSE)
+    assert tab.locator(LAZY).count() > 0
+    tab.emulate_media(media="print")
+    tab.wait_for_function(f"() => !document.querySelector('{LAZY}')")
 
 
-def test_a_link_to_a_source_line_inside_a_waiting_block_lands_on_it(light, site_url):
-    light.goto(site_url + DENSE)
-    targets = light.evaluate("""() => [...document.querySelectorAll('a[href^="#src-"]')].map((a) => a.getAttribute('href'))
+def test_a_link_to_a_source_line_inside_a_waiting_block_lands_on_it(tab, site_url):
+    tab.goto(site_url + DENSE)
+    targets = tab.evaluate("""() => [...document.querySelectorAll('a[href^="#src-"]')].map((a) => a.getAttribute('href'))
                                   .filter((h) => !document.getElementById(h.slice(1)))""")
     assert targets, "no link on the page points into a block still waiting"
-    light.goto(site_url + DENSE + targets[-1])
-    light.wait_for_function("(id) => { const e = document.getElementById(id); if (!e) return false; "
+    tab.goto(site_url + DENSE + targets[-1])
+    tab.wait_for_function("(id) => { const e = document.getElementById(id); if (!e) return false; "
                             "const top = e.getBoundingClientRect().top; return top >= 0 && top < innerHeight; }",
                             arg=targets[-1][1:])
