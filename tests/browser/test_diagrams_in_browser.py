@@ -191,6 +191,26 @@ def test_the_full_size_view_opens_and_closes_from_the_keyboard(request, scheme, 
         tab.set_viewport_size(VIEWPORT)
 
 
+def test_the_back_button_closes_the_full_size_view_and_stays_on_the_page(light, site_url):
+    """Back closes an open full-size view, not the page; closing it otherwise drops the entry it added."""
+    light.goto(site_url, wait_until="load")  # the page Back leaves for, once the view is closed
+    light.goto(site_url + WIDEST, wait_until="load")
+    url = light.url
+    button = light.locator(".md-typeset div.diagram button.diagram__open").first
+    button.click()
+    assert light.evaluate(OPEN_STATE_JS)["open"]
+    light.go_back()
+    light.wait_for_function("() => !document.querySelector('dialog.diagram__full[open]')")
+    assert light.url == url, f"Back left the page for {light.url}"
+    assert button.evaluate("(b) => b === document.activeElement"), "focus did not return to the button"
+    button.click()
+    light.keyboard.press("Escape")
+    light.wait_for_function("() => !(history.state && history.state.thunderDiagram)")
+    assert light.url == url and not light.evaluate(OPEN_STATE_JS)["open"]
+    light.go_back()  # the entry the view added is gone: Back leaves the page, as before it opened
+    assert light.url == site_url, f"Escape left the full-size view's history entry behind: {light.url}"
+
+
 PRINTED_JS = """() => [...document.querySelectorAll(".md-typeset div.diagram")].map((div) => {
   const svg = div.querySelector("svg");
   const box = svg.parentElement;

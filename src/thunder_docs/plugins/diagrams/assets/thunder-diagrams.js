@@ -1,7 +1,8 @@
 // Diagrams (thunder-diagrams): a diagram too wide for its column at the smallest size its labels may
 // have scrolls in its box, which then takes keyboard focus (arrow keys scroll it). A button under
-// each diagram opens it full size in a dialog; Escape or its Close button closes it, and focus
-// returns to the button. Without this script the page shows each diagram as drawn.
+// each diagram opens it full size in a dialog; Escape, its Close button or the browser's Back
+// button closes it (opening it adds a history entry of the same address), and focus returns to
+// the button. Without this script the page shows each diagram as drawn.
 (() => {
   // A box that scrolls is a named group in the Tab order; one that does not is neither.
   const fit = (box) => {
@@ -52,11 +53,18 @@
           box.append(svg);
           fit(box);
           open.focus();
+          if (history.state && history.state.thunderDiagram) history.back(); // closed here: drop its entry
         });
         bar.after(dialog);
       }
       dialog.lastChild.append(svg);
       dialog.showModal();
+      history.pushState({ thunderDiagram: true }, "");
     });
+  });
+  // Back, with a diagram open full size: it closes (its entry is already gone).
+  addEventListener("popstate", () => {
+    const shown = document.querySelector("dialog.diagram__full[open]");
+    if (shown) shown.close();
   });
 })();
