@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from .harness import SCHEMES, doc_pages, visit
+from .harness import SCHEMES, VIEWPORT, doc_pages, visit
 
 # One worker runs every browser test: one Chromium, one server, one built site.
 pytestmark = pytest.mark.xdist_group("browser")
@@ -166,6 +166,46 @@ def test_no_page_over_the_tab_stop_limit(light, site_url):
             if row[key] > TAB_STOP_LIMIT:
                 over.append(f"{page.source}: {row[key]} Tab stops {when}, over {TAB_STOP_LIMIT}")
     assert not over, f"{len(over)} pages over a limit:\n  " + "\n  ".join(over)
+
+
+LINK_LISTS = ("nav.md-tabs", "nav.md-nav--primary", ".md-sidebar--secondary nav.md-nav--secondary")
+LIST_JS = """(nav) => { const shown = [...nav.querySelectorAll("a[href]")].filter((a) => a.checkVisibility());
+  return { shown: shown.length, stops: shown.filter((a) => a.tabIndex >= 0).length,
+           at: shown.indexOf(document.activeElement), inside: nav.contains(document.activeElement) } }"""
+
+
+def test_each_link_list_beside_the_page_is_one_tab_stop_and_the_arrow_keys_move_in_it(light, site_url):
+    """The section tabs, the sidebar's navigation and the table of contents, on a desktop: one Tab
+    stop each; End, Home, Down and Up move between the shown links; Tab leaves."""
+    light.goto(site_url + PIPELINE)
+    for selector in LINK_LISTS:
+        nav = light.locator(selector).first
+        state = nav.evaluate(LIST_JS)
+        assert state["shown"] >= 3 and state["stops"] == 1, f"{selector}: {state}"
+        nav.locator("a[href]").evaluate_all("(links) => links.find((a) => a.tabIndex === 0).focus()")
+        walked = []
+        for key in ("End", "Home", "ArrowDown", "ArrowUp"):
+            light.keyboard.press(key)
+            walked.append(nav.evaluate(LIST_JS)["at"])
+        assert walked == [state["shown"] - 1, 0, 1, 0], f"{selector}: End, Home, Down, Up reached {walked}"
+        assert nav.evaluate(LIST_JS)["stops"] == 1
+        light.keyboard.press("Tab")
+        assert not nav.evaluate(LIST_JS)["inside"], f"{selector}: Tab did not leave the list"
+
+
+def test_in_the_phones_drawer_every_link_is_a_tab_stop(light, site_url):
+    """The drawer is a menu the reader opened: the script leaves its links as Material made them."""
+    light.set_viewport_size(PHONE)
+    try:
+        light.goto(site_url + PIPELINE)
+        light.locator("label.md-header__button[for=__drawer]").click()
+        nav = light.locator(LINK_LISTS[1]).first
+        light.wait_for_function("(nav) => [...nav.querySelectorAll('a[href]')].some((a) => a.checkVisibility())",
+                                arg=nav.element_handle())
+        state = nav.evaluate(LIST_JS)
+        assert state["shown"] > 3 and state["stops"] == state["shown"], state
+    finally:
+        light.set_viewport_size(VIEWPORT)
 
 
 def test_the_tab_stop_count_is_what_tab_visits(light, site_url):

@@ -1,21 +1,30 @@
-"""The ``thunder-taborder`` plugin: a page's Tab order without controls that repeat another.
+"""The ``thunder-taborder`` plugin: a page's Tab order without controls that repeat another, and
+with one stop per list of links around the page.
 
 - ``on_page_content``: heading permalinks get ``tabindex="-1"`` (the table of contents has the
   same links); API signature blocks get Material's ``no-copy`` class, which keeps its copy button
-  off them. Both only with their option (config.py). The HTML is changed at these tags only.
+  off them. The HTML is changed at these tags only.
+- ``on_files``, ``on_post_page``: the script that makes the section tabs, the sidebar's
+  navigation and the table of contents one Tab stop each (assets/thunder-taborder.js).
+
+Each only with its option (config.py).
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
-from mkdocs.structure.files import Files
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 
 from thunder_docs.plugins.taborder.config import TabOrderConfig
 
+ASSETS = Path(__file__).parent / "assets"
+SCRIPT = "assets/javascripts/thunder-taborder.js"
 PERMALINK = re.compile(r'<a(?=\s[^>]*\bclass="headerlink")(?![^>]*\stabindex=)')
 SIGNATURE = re.compile(r'<div class="((?:[^"]*\s)?doc-signature(?:\s[^"]*)?)"')
 
@@ -36,3 +45,14 @@ class TabOrderPlugin(BasePlugin[TabOrderConfig]):
         if not self.config.signature_copy:
             html = no_copy_signatures(html)
         return html
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        if self.config.link_lists:
+            files.append(File.generated(config, SCRIPT, abs_src_path=str(ASSETS / "thunder-taborder.js")))
+        return files
+
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        if not self.config.link_lists:
+            return output
+        script = get_relative_url(SCRIPT, page.url)
+        return output.replace("</body>", f'<script src="{script}"></script>\n</body>', 1)
