@@ -154,9 +154,6 @@ def test_no_page_over_the_element_limit_when_it_loads(light, site_url):
     assert not over, f"{len(over)} pages over the limit:\n  " + "\n  ".join(over)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25, target 2, not met yet on the longest guides and the API "
-                   "reference pages: their prose links and tables of contents (README, Accessibility); strict: "
-                   "this fails as soon as every page is within the limit")
 def test_no_page_over_the_tab_stop_limit(light, site_url):
     """At most TAB_STOP_LIMIT Tab stops on every page, when it loads and once every block is marked up."""
     over = []
