@@ -168,11 +168,14 @@ def test_the_copy_button_copies_exactly_the_printed_trace(clipboard_page, site_u
 
 @pytest.mark.parametrize("scheme", list(SCHEMES))
 def test_the_pass_stepper_steps_through_last_traces(request, scheme, site_url):
+    """The stepper's traces load when it comes near the view; its buttons then step through them."""
     tab = request.getfixturevalue(scheme)
     _open(tab, site_url, PIPELINE)
     stepper = tab.locator(".trace-stepper")
     assert stepper.count() == 1
     title = stepper.locator(".ts-title")
+    stepper.scroll_into_view_if_needed()  # as a reader reaches it: its traces are fetched then
+    tab.wait_for_function("(t) => !t.textContent.startsWith('Loading')", arg=title.element_handle())
     assert title.inner_text().startswith("traces[0] of 6")
     assert stepper.locator(".ts-prev").is_disabled()
     seen = [title.inner_text()]

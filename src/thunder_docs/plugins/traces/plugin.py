@@ -13,7 +13,8 @@
   also carries the traces of the ``last_traces`` list its code walked through, for the pass stepper.
   Marked-up HTML is kept by a key of the HTML, the trace maps, the snippets and this code
   (``cache_dir`` option).
-- ``on_post_page``: load the script and the stylesheet on pages that have trace blocks.
+- ``on_post_page``: load the script and the stylesheet on pages that have trace blocks or code
+  blocks with links; move each pass stepper's traces to a file beside the page (walk_files.py).
 
 Only existing text is wrapped (the tree of plugins/links/html_links.py; in the browser, the
 script's), so the page reads the same without JavaScript, and Material's copy button copies
@@ -46,6 +47,7 @@ from thunder_docs.plugins.traces.stepper import (
     split_source,
     walk_json,
 )
+from thunder_docs.plugins.traces.walk_files import move_walks
 from thunder_docs.shared.files import JsonStore, code_digest, digest
 from thunder_docs.shared.html_tree import Node, pre_holds_link, tokens, tree, wrap
 from thunder_docs.shared.model import Page, folder_of, site_of
@@ -95,6 +97,8 @@ class TracesPlugin(BasePlugin[TracesConfig]):
     def on_post_page(self, output: str, page: MkDocsPage, config: MkDocsConfig) -> str:
         if not self.config.enabled or (f" {MARK}=" not in output and not pre_holds_link(output)):
             return output  # a code block with links is one Tab stop too (thunder-traces.js)
+        if " data-walk=" in output:
+            output = move_walks(output, (Path(config.site_dir) / page.file.dest_uri).parent)
         css = get_relative_url(STYLESHEET, page.url)
         js = get_relative_url(SCRIPT, page.url)
         output = output.replace("</head>", f'<link rel="stylesheet" href="{css}">\n</head>', 1)

@@ -139,6 +139,7 @@
     folds(code);
     code.classList.add("is-marked");
     rove(code);
+    if (code._walk) code._walk();
     if (shown) named(shown.dataset.proxy, scopeOf(shown), code).forEach((e) => e.classList.add("is-linked"));
     if (selected) select(selected);
   }
@@ -392,8 +393,10 @@
   }
 
   // -- the pass stepper ------------------------------------------------------------------------
+  // The stepper's traces: in data-walk (thunder-explain's page), or in the file data-walk-src names,
+  // fetched when the block comes near the view (the site: a walk weighs as much as the rest of a page).
   function stepper(code) {
-    const steps = JSON.parse(code.dataset.walk);
+    let steps = code.dataset.walk ? JSON.parse(code.dataset.walk) : null;
     const box = document.createElement("div");
     box.className = "trace-stepper";
     box.setAttribute("role", "group");
@@ -409,12 +412,18 @@
     const hide = box.querySelector("input");
     const out = box.querySelector(".ts-code");
     let at = 0;
+    const title = box.querySelector(".ts-title");
     const visible = (k) => !(hide.checked && steps[k].same);
     const move = (dir) => {
       for (let k = at + dir; k >= 0 && k < steps.length; k += dir) if (visible(k)) return k;
       return at;
     };
     function render() {
+      if (!steps) {
+        title.textContent = "Loading the traces of last_traces…";
+        prev.disabled = next.disabled = true;
+        return;
+      }
       const step = steps[at];
       out._traces = step.traces;
       out.dataset.traces = "";
@@ -422,7 +431,7 @@
       out._marked = true;
       out._current = null;
       out.classList.add("is-marked");
-      box.querySelector(".ts-title").textContent = `traces[${at}] of ${steps.length - 1}: ` +
+      title.textContent = `traces[${at}] of ${steps.length - 1}: ` +
         (step.title || "from the interpreter (no pass)") + (step.same ? ": no change" : "");
       prev.disabled = move(-1) === at;
       next.disabled = move(1) === at;
@@ -441,7 +450,17 @@
       e.preventDefault();
     });
     code.closest(".highlight").after(box);
+    code._walk = () => { // fetch the traces once, then show the first
+      if (steps || code._walking) return;
+      code._walking = fetch(new URL(code.dataset.walkSrc, location.href))
+        .then((r) => { if (!r.ok) throw new Error(`HTTP ${r.status}`); return r.json(); })
+        .then((found) => { steps = found; render(); })
+        .catch((err) => { title.textContent = `The traces of last_traces could not be loaded (${err.message}).`; });
+    };
+    box.addEventListener("pointerenter", code._walk);
+    box.addEventListener("focusin", code._walk);
     render();
+    if (code._marked) code._walk();
   }
 
   // -- events ----------------------------------------------------------------------------------
@@ -539,7 +558,7 @@
       if (code._marked) rove(code);
       else if (seen) seen.observe(code);
       else markup(code);
-      if (code.dataset.walk) stepper(code);
+      if (code.dataset.walk || code.dataset.walkSrc) stepper(code);
     }
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
