@@ -7,7 +7,11 @@ For each ``<pre>`` whose ``<code>`` holds at least ``min_elements`` elements:
 - the ``<code>`` gets its text alone (the same characters, so find-in-page and Material's copy
   button see what they saw) and ``data-lazy``; also ``data-links`` when it held links
   (thunder-traces.js makes such a block one Tab stop, its arrow keys moving between the links);
-- a ``<noscript>`` after the ``<pre>`` holds the original ``<pre>``, without its ``id``.
+- a ``<noscript>`` after the ``<pre>`` holds the original ``<pre>``, without its ``id``, and
+  without the spans that change nothing a reader sees: Pygments' names (``n``, which Material
+  colours as the code around them: ``--md-code-hl-name-color`` is ``--md-code-fg-color``) and
+  whitespace (``w``, which Material does not style). A third of a block's elements, and of the
+  bytes its second copy costs; ``tests/test_lazyhighlight.py`` holds Material's stylesheets to it.
 
 With scripting on, a browser reads a ``<noscript>`` as one piece of text, so the page loads few
 elements; thunder-lazyhighlight.js puts the highlighted children back when a block comes near
@@ -29,6 +33,8 @@ from thunder_docs.shared.html_tree import VOID, Token, tokens
 PLAIN_CLASS = "hl-plain"
 NOSCRIPT_STYLE = f"<noscript><style>pre.{PLAIN_CLASS}{{display:none}}</style></noscript>"
 _ID = re.compile(r"""\s+id=(?:"[^"]*"|'[^']*'|[^\s>]+)""")
+PLAIN_SPANS = ("n", "w")  # Pygments classes Material draws as plain code text
+_PLAIN_SPAN = re.compile(r'<span class="(?:' + "|".join(PLAIN_SPANS) + r')">([^<]*)</span>')
 _LINK = re.compile(r"<a\s[^>]*href=", re.I)
 _SKIP = re.compile(r"data-traces|data-lazy", re.I)
 
@@ -103,7 +109,7 @@ def defer(page: str, min_elements: int) -> str:
         lazy_pre = _with_class(pre_open, PLAIN_CLASS) + page[pre_open_end:b.code_open[0]]
         marks = " data-lazy data-links>" if _LINK.search(inner) else " data-lazy>"
         lazy_code = code_open[:-1] + marks + plain_text(inner) + page[b.inner[1]:b.pre_end]
-        kept = _ID.sub("", pre_open, count=1) + pre[len(pre_open):]
+        kept = _ID.sub("", pre_open, count=1) + _PLAIN_SPAN.sub(r"\1", pre[len(pre_open):])
         out += [page[at:b.pre_start], lazy_pre, lazy_code, "<noscript>", kept, "</noscript>"]
         at = b.pre_end
     out.append(page[at:])
