@@ -73,6 +73,9 @@
     document.addEventListener("change", (e) => { if (e.target.matches?.(".md-toggle, .md-nav__toggle")) requestAnimationFrame(again); });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
+  // In a task of its own, after the page's DOMContentLoaded (Material's start-up runs there): one
+  // long task fewer on a phone.
+  const start = () => setTimeout(init, 0);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();
