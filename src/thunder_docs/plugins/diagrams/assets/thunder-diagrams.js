@@ -26,8 +26,7 @@
     if (!svg) return;
     const name = (svg.querySelector("title") || {}).textContent || "diagram";
     box.dataset.name = name;
-    observer.observe(box);
-    fit(box);
+    observer.observe(box); // its first call, once the page is laid out, fits the box (no forced layout)
     const bar = element("div", "diagram__bar");
     const open = element("button", "diagram__open", "Full size");
     open.type = "button";

@@ -1,8 +1,8 @@
 /* thunder-lazyhighlight: a large code block arrives as plain text (<code data-lazy>), its
    highlighted HTML in the <noscript> after its <pre>, read by the browser as one piece of text.
    The highlighted children are put back into the same <code> element (so Material's copy
-   button and every listener keep working) when the block comes near the view, gets the
-   focus, or the page is printed, and before the page follows a link to an anchor inside a
+   button and every listener keep working) when the block comes within half a screen of the view,
+   gets the focus, or the page is printed, and before the page follows a link to an anchor inside a
    block not yet put back. Without scripting the <noscript> is shown instead (defer.py).
    window.thunderLazyHighlight.restore(code) does it for one block (thunder-traces.js marks a
    code block with links up after it). */
@@ -54,7 +54,7 @@
       for (const entry of entries) {
         if (entry.isIntersecting) { near.unobserve(entry.target); later(entry.target); }
       }
-    }, { rootMargin: "100% 0px" }) : null;
+    }, { rootMargin: "50% 0px" }) : null;
     for (const code of document.querySelectorAll(LAZY)) {
       if (near) near.observe(code); else restore(code);
     }
