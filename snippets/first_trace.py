@@ -135,6 +135,21 @@ assert {f"t{i}" for i in range(7)} <= trc.names  # the numbers skipped were take
 
 # --8<-- [start:depth]
 print(trc.python(print_depth=1))
+
+
+def every_level(bsyms):  # the bound symbols, and their subsymbols at every depth
+    for bsym in bsyms:
+        yield bsym
+        yield from every_level(bsym.subsymbols)
+
+
+def line_of(bsym):
+    return str(bsym).splitlines()[0].strip()
+
+
+assert all(line_of(b) in str(trc) for b in every_level(trc.bound_symbols))  # print(trc): every level
+assert not any(line_of(b) in trc.python(print_depth=1)
+               for top in trc.bound_symbols for b in every_level(top.subsymbols))  # depth 1: the top only
 # --8<-- [end:depth]
 
 # --8<-- [start:first-vs-last]

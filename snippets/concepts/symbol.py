@@ -20,6 +20,8 @@ result = jfn(x, y)
 traces = thunder.last_traces(jfn)
 first = traces[0]  # the interpreter's trace, as the passes left it
 last = traces[-1]  # the last trace in the list (Thunder runs a copy of it)
+assert all(p.name in trc.names for trc in traces for bsym in trc.bound_symbols
+           for p in (*bsym.flat_proxy_args, *bsym.flat_proxy_outs))  # names holds every proxy's name
 # --8<-- [end:setup]
 
 # --8<-- [start:in-the-trace]
