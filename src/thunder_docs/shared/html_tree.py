@@ -13,6 +13,7 @@ from functools import cached_property
 from html.parser import HTMLParser
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+LINK = re.compile(r"<a\s[^>]*href=", re.I)  # an element that links
 OBJECT = "\ufffc"  # an entity or character reference: one character of text
 
 
@@ -159,12 +160,38 @@ def leaves(node: Node):
         yield from leaves(child)
 
 
+def each_pre(text: str, change) -> str:
+    """The HTML with the content of each ``<pre>`` replaced by ``change(classes, start tag, content)``.
+
+    ``classes`` are those of the ``<div>`` the block sits in (Pygments' and mkdocs-jupyter's
+    wrapper); ``change`` returns ``None`` (keep the block), or the new start tag and content,
+    and optionally what to put after the block's ``</pre>``. Only the tags around a block are
+    read, so a page costs a few string searches.
+    """
+    out, pos = [], 0
+    while (start := text.find("<pre", pos)) >= 0:
+        tag_end = text.find(">", start) + 1
+        close = text.find("</pre>", tag_end)
+        if tag_end <= 0 or close < 0:
+            break
+        div = text.rfind("<div", 0, start)
+        div_end = text.find(">", div) + 1
+        wrapper = tokens(text[div:div_end]) if div >= 0 and "</div>" not in text[div_end:start] else []
+        classes = set(wrapper[0].classes) if wrapper else set()  # the <div> the block is in, if any
+        new = change(classes, text[start:tag_end], text[tag_end:close])
+        if new is None:
+            out.append(text[pos:close])
+            pos = close
+        else:
+            tag, content, *after = new
+            out.append(text[pos:start] + tag + content + ("</pre>" + after[0] if after else ""))
+            pos = close + (len("</pre>") if after else 0)
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def pre_holds_link(html: str) -> bool:
     """Whether a ``<pre>`` of the page holds a link."""
-    at = html.find("<pre")
-    while at >= 0:
-        end = html.find("</pre>", at)
-        if re.search(r"<a\s[^>]*href=", html[at:end if end >= 0 else len(html)]):
-            return True
-        at = html.find("<pre", end) if end >= 0 else -1
-    return False
+    found = []
+    each_pre(html, lambda classes, tag, content: found.append(bool(LINK.search(content))))
+    return any(found)

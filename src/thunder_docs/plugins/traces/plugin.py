@@ -49,7 +49,7 @@ from thunder_docs.plugins.traces.stepper import (
 )
 from thunder_docs.plugins.traces.walk_files import move_walks
 from thunder_docs.shared.files import JsonStore, code_digest, digest
-from thunder_docs.shared.html_tree import Node, pre_holds_link, tokens, tree, wrap
+from thunder_docs.shared.html_tree import Node, each_pre, pre_holds_link, tree, wrap
 from thunder_docs.shared.model import Page, folder_of, site_of
 from thunder_docs.shared.results import CPU, CUDA
 from thunder_docs.shared.sections import Include
@@ -124,30 +124,6 @@ def _inputs(page: Page, blocks: dict[str, list[Block]], root: Path) -> str:
 
 
 # -- the page ---------------------------------------------------------------------------------------
-def each_pre(text: str, change) -> str:
-    """The HTML with the content of each ``<pre>`` replaced by ``change(classes, start tag, content)``.
-
-    ``classes`` are those of the ``<div>`` the block sits in (Pygments' and mkdocs-jupyter's
-    wrapper); ``change`` returns ``None`` (keep the block) or the new start tag and content.
-    Only the tags around a block are read, so a page costs a few string searches.
-    """
-    out, pos = [], 0
-    while (start := text.find("<pre", pos)) >= 0:
-        tag_end = text.find(">", start) + 1
-        close = text.find("</pre>", tag_end)
-        if tag_end <= 0 or close < 0:
-            break
-        div = text.rfind("<div", 0, start)
-        div_end = text.find(">", div) + 1
-        wrapper = tokens(text[div:div_end]) if div >= 0 and "</div>" not in text[div_end:start] else []
-        classes = set(wrapper[0].classes) if wrapper else set()  # the <div> the block is in, if any
-        new = change(classes, text[start:tag_end], text[tag_end:close])
-        out.append(text[pos:start] + "".join(new) if new is not None else text[pos:close])
-        pos = close
-    out.append(text[pos:])
-    return "".join(out)
-
-
 def mark_page(text: str, page: Page, blocks: dict[str, list[Block]], root: Path) -> str:
     """The page's HTML with its trace blocks and code blocks marked up (see the module docstring)."""
     sources = {line.source for device in blocks.values() for b in device for line in b.trace_map.lines if line.source}
