@@ -147,9 +147,10 @@ def line_of(bsym):
     return str(bsym).splitlines()[0].strip()
 
 
-assert all(line_of(b) in str(trc) for b in every_level(trc.bound_symbols))  # print(trc): every level
+# print(trc) shows every level; print_depth=1 shows the top level only
+assert all(line_of(b) in str(trc) for b in every_level(trc.bound_symbols))
 assert not any(line_of(b) in trc.python(print_depth=1)
-               for top in trc.bound_symbols for b in every_level(top.subsymbols))  # depth 1: the top only
+               for top in trc.bound_symbols for b in every_level(top.subsymbols))
 # --8<-- [end:depth]
 
 # --8<-- [start:first-vs-last]
