@@ -150,7 +150,7 @@
   // an item of the block too, above its first line.
   const copyOf = (code) => code.closest("pre")?.querySelector(":scope > .md-code__nav > .md-code__button") || null;
   const blockOf = (item) => item.closest(BLOCKS) ||
-    (item.matches(".md-code__button") ? item.closest("pre")?.querySelector(`:scope > ${BLOCKS.split(", ").join(", :scope > ")}`) : null);
+    (item.matches(".md-code__button") ? [...item.closest("pre").children].find((e) => e.matches(BLOCKS)) || null : null);
 
   function own(code) { // the block itself is the Tab stop until it has items of its own
     const want = !code._marked ? "0" : code._current ? null : code.getAttribute("tabindex");
