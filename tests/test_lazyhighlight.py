@@ -58,6 +58,35 @@ def test_a_block_with_links_says_so_and_deferring_twice_changes_nothing():
     assert defer(once, min_elements=10) == once
 
 
+def cell(spans: int, extra: str = "") -> str:
+    """A notebook's code cell as mkdocs-jupyter writes it: the spans right inside the <pre>."""
+    inner = "".join(f'<span class="n">x{i}</span><span class="w"> </span><span class="o">=</span>\n' for i in range(spans))
+    return f'<div class="highlight-ipynb hl-python" tabindex="0"><pre><span></span>{inner}{extra}</pre></div>'
+
+
+def test_a_notebook_cell_defers_its_pre_and_keeps_every_span():
+    """The notebook's stylesheet colours whitespace and names, so its kept copy keeps them all."""
+    original = cell(4)
+    page = defer(original, min_elements=10)
+    soup = BeautifulSoup(page, "html.parser")
+    plain, kept = soup.select_one(f"div.highlight-ipynb > pre.{PLAIN_CLASS}"), soup.select_one("noscript > pre")
+    assert plain is not None and plain.has_attr("data-lazy") and not plain.has_attr("data-links")
+    assert not plain.find(True) and plain.get_text() == BeautifulSoup(original, "html.parser").pre.get_text()
+    assert kept is not None and kept.has_attr("data-kept")
+    del kept["data-kept"]
+    assert str(kept) == str(BeautifulSoup(original, "html.parser").pre), "the kept cell is the cell as it was"
+    assert defer(page, min_elements=10) == page
+
+
+def test_a_notebook_cell_with_links_says_so_and_a_pre_outside_a_cell_without_code_is_left_alone():
+    linked = defer(cell(4, extra='<a class="autorefs" href="../x/#y">y</a>'), min_elements=10)
+    assert BeautifulSoup(linked, "html.parser").select_one("pre[data-lazy]").has_attr("data-links")
+    bare = '<div class="jp-RenderedText"><pre>' + "<span>a</span>" * 20 + "</pre></div>"
+    assert defer(bare, min_elements=10) == bare
+    small = cell(2)  # 7 elements
+    assert defer(small, min_elements=10) == small
+
+
 def test_the_spans_left_out_are_drawn_as_the_code_around_them():
     """Material colours Pygments' names with --md-code-hl-name-color, which both schemes set to the
     code's own colour, and gives whitespace tokens no rule: leaving their spans out changes nothing."""
@@ -82,12 +111,14 @@ def test_the_plugin_adds_the_style_that_shows_the_kept_block_without_scripting()
 def test_every_deferred_block_shows_the_text_of_its_highlighted_html(built_site, page):
     text = SITE.built(built_site, page).read_text(encoding="utf-8")
     soup = BeautifulSoup(text, "html.parser")
-    deferred = soup.select("pre > code[data-lazy]")
+    deferred = soup.select("pre > code[data-lazy], pre[data-lazy]")  # a code block, a notebook's cell
     for code in deferred:
-        kept = code.find_parent("pre").find_next_sibling()
+        pre = code if code.name == "pre" else code.find_parent("pre")
+        kept = pre.find_next_sibling()
         assert kept is not None and kept.name == "noscript", f"{page}: a deferred block without its highlighting"
-        assert code.get_text() == kept.code.get_text(), f"{page}: a deferred block's text differs from its highlighting"
-        assert code.has_attr("data-links") == bool(kept.code.find("a", href=True))
+        original = BeautifulSoup(kept.decode_contents(), "html.parser").find(code.name)
+        assert code.get_text() == original.get_text(), f"{page}: a deferred block's text differs from its highlighting"
+        assert code.has_attr("data-links") == bool(original.find("a", href=True))
     if deferred:
         assert NOSCRIPT_STYLE in text and "thunder-lazyhighlight.js" in text
     ids = re.findall(r'\sid="([^"]+)"', text)

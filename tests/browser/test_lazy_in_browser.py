@@ -63,3 +63,24 @@ def test_a_link_to_a_source_line_inside_a_waiting_block_lands_on_it(tab, site_ur
     tab.wait_for_function("(id) => { const e = document.getElementById(id); if (!e) return false; "
                             "const top = e.getBoundingClientRect().top; return top >= 0 && top < innerHeight; }",
                             arg=targets[-1][1:])
+
+
+CELL = "div.highlight-ipynb > pre[data-lazy]"  # a notebook's code cell, sent as plain text
+
+
+def test_a_notebook_cell_gets_its_highlighting_back_and_stays_one_tab_stop(tab, site_url):
+    """The tour's code cells wait as plain text too; one with links is one Tab stop before and after."""
+    tab.goto(site_url + "tour/")
+    assert tab.locator(CELL).count() > 3, "the tour's cells out of view should wait as plain text"
+    cell = tab.locator(CELL + "[data-links]").last.element_handle()
+    stops = "(p) => [p, ...p.querySelectorAll('*')].filter((e) => e.tabIndex >= 0).length"
+    before = cell.evaluate("(p) => [p.textContent, p.querySelectorAll('*').length]")
+    assert before[1] == 0
+    cell.scroll_into_view_if_needed()
+    tab.wait_for_function("(p) => !p.hasAttribute('data-lazy') && p.querySelector('a[href]')", arg=cell)
+    after = cell.evaluate("(p) => [p.textContent, p.querySelectorAll('span').length, p.querySelectorAll('a[href]').length, "
+                          "p.nextElementSibling?.localName ?? null, p.hasAttribute('data-roving')]")
+    assert after[0] == before[0], "the cell's text changed when its highlighting came back"
+    assert after[1] > 10 and after[2] > 0 and after[3] != "noscript", f"highlighting not back: {after}"
+    assert after[4], "a cell with links is not a roving block"
+    tab.wait_for_function(f"(p) => ({stops})(p) === 1", arg=cell)

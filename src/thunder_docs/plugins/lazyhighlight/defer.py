@@ -19,6 +19,10 @@ elements; thunder-lazyhighlight.js puts the highlighted children back when a blo
 the view, gets the focus, or the page is printed. With scripting off, the ``<noscript>`` is
 shown and the plain ``<pre>`` hidden (``NOSCRIPT_STYLE``): the page reads as it did.
 
+A notebook's code cell (mkdocs-jupyter: a ``<pre>`` in a ``highlight-ipynb`` ``<div>``, with no
+``<code>``) is deferred the same way, the ``<pre>`` itself taking ``data-lazy``; its kept copy
+keeps every span, since the notebook's own stylesheet colours whitespace and names.
+
 Left as they are: trace blocks (``data-traces``: thunder-traces marks them up from their line
 map), blocks whose HTML holds ``</noscript`` (it would end the ``<noscript>`` early), and blocks
 already deferred.
@@ -66,21 +70,42 @@ def _elements(inner: str) -> int:
     return sum(t.kind in ("start", "startend") for t in tokens(inner))
 
 
+NOTEBOOK_CELL = "highlight-ipynb"  # the <div> mkdocs-jupyter puts a code cell's <pre> in
+
+
 def defer(page: str, min_elements: int) -> str:
     """The page with each code block of at least ``min_elements`` elements deferred."""
     def change(classes: set[str], pre_open: str, content: str):
-        parts = _code(content)
-        if parts is None or KEPT in pre_open or "</noscript" in content.lower():
+        if KEPT in pre_open or "</noscript" in content.lower():
             return None
+        parts = _code(content)
+        if parts is None:
+            return _notebook_cell(pre_open, content, min_elements) if NOTEBOOK_CELL in classes else None
         before, code_open, inner, rest = parts
         if _elements(inner) < min_elements or _SKIP.search(code_open):
             return None
-        marks = " data-lazy data-links>" if LINK.search(inner) else " data-lazy>"
-        kept = _ID.sub("", pre_open[:-1], count=1) + f" {KEPT}>" + _PLAIN_SPAN.sub(r"\1", content)
-        return (_with_class(pre_open, PLAIN_CLASS), before + code_open[:-1] + marks + plain_text(inner) + rest,
-                f"<noscript>{kept}</pre></noscript>")
+        kept = _kept(pre_open, _PLAIN_SPAN.sub(r"\1", content))
+        return (_with_class(pre_open, PLAIN_CLASS), before + _marked(code_open, inner) + plain_text(inner) + rest,
+                kept)
 
     return each_pre(page, change)
+
+
+def _notebook_cell(pre_open: str, content: str, min_elements: int):
+    """A notebook's code cell: the ``<pre>`` holds the spans itself, and takes the marks."""
+    if _elements(content) < min_elements or _SKIP.search(pre_open):
+        return None
+    return _marked(_with_class(pre_open, PLAIN_CLASS), content), plain_text(content), _kept(pre_open, content)
+
+
+def _marked(tag: str, inner: str) -> str:
+    """The opening tag of the element that holds a deferred block's text, marked as such."""
+    return tag[:-1] + (" data-lazy data-links>" if LINK.search(inner) else " data-lazy>")
+
+
+def _kept(pre_open: str, content: str) -> str:
+    """What follows a deferred block: its highlighted ``<pre>``, without its id, in a ``<noscript>``."""
+    return f"<noscript>{_ID.sub('', pre_open[:-1], count=1)} {KEPT}>{content}</pre></noscript>"
 
 
 def _with_class(tag: str, name: str) -> str:

@@ -1,6 +1,7 @@
-/* thunder-lazyhighlight: a large code block arrives as plain text (<code data-lazy>), its
-   highlighted HTML in the <noscript> after its <pre>, read by the browser as one piece of text.
-   The highlighted children are put back into the same <code> element (so Material's copy
+/* thunder-lazyhighlight: a large code block arrives as plain text (<code data-lazy>, or in a
+   notebook's code cell <pre data-lazy>), its highlighted HTML in the <noscript> after its <pre>,
+   read by the browser as one piece of text.
+   The highlighted children are put back into the same element (so Material's copy
    button and every listener keep working) when the block comes within half a screen of the view,
    gets the focus, or the page is printed, and before the page follows a link to an anchor inside a
    block not yet put back. Without scripting the <noscript> is shown instead (defer.py).
@@ -8,19 +9,20 @@
    code block with links up after it). */
 (() => {
   "use strict";
-  const LAZY = "code[data-lazy]";
+  const LAZY = "code[data-lazy], pre[data-lazy]";
 
   function restore(code) {
     if (!code.hasAttribute("data-lazy")) return;
-    const kept = code.closest("pre").nextElementSibling;
+    const pre = code.closest("pre"); // the <pre> itself, for a notebook's cell
+    const kept = pre.nextElementSibling;
     code.removeAttribute("data-lazy");
     if (!kept || kept.localName !== "noscript") return;
     const parsed = document.createElement("template");
     parsed.innerHTML = kept.textContent;
-    const original = parsed.content.querySelector("code");
+    const original = parsed.content.querySelector(code.localName);
     if (original) code.replaceChildren(...original.childNodes);
     kept.remove();
-    code.closest("pre").classList.remove("hl-plain");
+    pre.classList.remove("hl-plain");
   }
 
   const restoreAll = () => document.querySelectorAll(LAZY).forEach(restore);
@@ -61,8 +63,9 @@
     if (reveal(location.hash)) document.getElementById(decodeURIComponent(location.hash.slice(1))).scrollIntoView();
   }
 
-  document.addEventListener("focusin", (e) => {
-    if (e.target instanceof Element && e.target.matches(LAZY)) restore(e.target);
+  document.addEventListener("focusin", (e) => { // a block, or a notebook cell's box around its <pre>
+    const lazy = e.target instanceof Element && (e.target.matches(LAZY) ? e.target : e.target.querySelector(":scope > pre[data-lazy]"));
+    if (lazy) restore(lazy);
   });
   document.addEventListener("click", (e) => {
     const link = e.target instanceof Element && e.target.closest("a[href*='#']");

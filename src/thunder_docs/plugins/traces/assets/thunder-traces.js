@@ -533,6 +533,7 @@
     }
     for (const pre of all(".jupyter-wrapper .highlight-ipynb > pre")) { // a notebook's code cells
       if (pre.querySelector("a[href]")) { pre.dataset.roving = ""; pre._marked = true; }
+      else if (pre.hasAttribute("data-links")) pre.dataset.roving = "";
     }
     const blocks = all(BLOCKS);
     // Material gives a code block that scrolls a tabindex, and takes it away when it no longer
