@@ -125,6 +125,15 @@ def test_every_deferred_block_shows_the_text_of_its_highlighted_html(built_site,
     assert len(ids) == len(set(ids)), f"{page}: an id twice: {sorted(i for i in set(ids) if ids.count(i) > 1)}"
 
 
+def test_the_tour_s_stylesheet_colours_whitespace_so_its_kept_cells_keep_those_spans(built_site):
+    """Why a notebook cell's kept copy keeps every span: the notebook's Pygments rules colour `w`."""
+    tour = SITE.built(built_site, "tour.ipynb").read_text(encoding="utf-8")
+    assert re.search(r"\.highlight-ipynb \.w \{ color: [^}]+\}", tour), "the tour no longer colours whitespace tokens"
+    soup = BeautifulSoup(tour, "html.parser")
+    kept = soup.select("noscript > pre[data-kept]")
+    assert kept and any(k.find("span", class_="w") for k in kept), "the kept cells hold no whitespace span"
+
+
 def test_the_largest_pages_defer_most_of_their_code(built_site):
     """The point of it: the page that shows the most code loads a fraction of its code's elements."""
     counts = {}

@@ -21,7 +21,7 @@ shown and the plain ``<pre>`` hidden (``NOSCRIPT_STYLE``): the page reads as it 
 
 A notebook's code cell (mkdocs-jupyter: a ``<pre>`` in a ``highlight-ipynb`` ``<div>``, with no
 ``<code>``) is deferred the same way, the ``<pre>`` itself taking ``data-lazy``; its kept copy
-keeps every span, since the notebook's own stylesheet colours whitespace and names.
+keeps every span, since the notebook's own stylesheet colours whitespace (``w``).
 
 Left as they are: trace blocks (``data-traces``: thunder-traces marks them up from their line
 map), blocks whose HTML holds ``</noscript`` (it would end the ``<noscript>`` early), and blocks
