@@ -65,7 +65,7 @@ def cell(spans: int, extra: str = "") -> str:
 
 
 def test_a_notebook_cell_defers_its_pre_and_keeps_every_span():
-    """The notebook's stylesheet colours whitespace and names, so its kept copy keeps them all."""
+    """The notebook's stylesheet colours whitespace, so its kept copy keeps every span."""
     original = cell(4)
     page = defer(original, min_elements=10)
     soup = BeautifulSoup(page, "html.parser")

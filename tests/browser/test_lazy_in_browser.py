@@ -22,17 +22,23 @@ def tab(browser, site_url):
     context.close()
 
 
+def bring_back(tab, waiting) -> str:
+    """Scroll a block that waits as plain text into view, until its highlighting is back; its text before."""
+    text, elements = waiting.evaluate("(e) => [e.textContent, e.querySelectorAll('*').length]")
+    assert elements == 0, f"a block waiting as plain text holds {elements} elements"
+    waiting.scroll_into_view_if_needed()
+    tab.wait_for_function("(e) => !e.hasAttribute('data-lazy')", arg=waiting)
+    return text
+
+
 def test_a_block_gets_its_highlighting_back_near_the_view_and_keeps_its_text(tab, site_url):
     tab.goto(site_url + DENSE)
     assert tab.locator(LAZY).count() > 3, "the page's blocks out of view should wait as plain text"
     last = tab.locator(LAZY).last.element_handle()
-    before = last.evaluate("(c) => [c.textContent, c.querySelectorAll('*').length]")
-    assert before[1] == 0
-    last.scroll_into_view_if_needed()
-    tab.wait_for_function("(c) => !c.hasAttribute('data-lazy')", arg=last)
+    before = bring_back(tab, last)
     after = last.evaluate("(c) => [c.textContent, c.querySelectorAll('span').length, "
                           "c.closest('pre').nextElementSibling?.localName ?? null]")
-    assert after[0] == before[0], "the text changed when the highlighting came back"
+    assert after[0] == before, "the text changed when the highlighting came back"
     assert after[1] > 10 and after[2] != "noscript", f"highlighting not back: {after[1]} spans"
 
 
@@ -69,18 +75,15 @@ CELL = "div.highlight-ipynb > pre[data-lazy]"  # a notebook's code cell, sent as
 
 
 def test_a_notebook_cell_gets_its_highlighting_back_and_stays_one_tab_stop(tab, site_url):
-    """The tour's code cells wait as plain text too; one with links is one Tab stop before and after."""
+    """The tour's code cells wait as plain text too; one with links gets them back and is one Tab stop."""
     tab.goto(site_url + "tour/")
     assert tab.locator(CELL).count() > 3, "the tour's cells out of view should wait as plain text"
     cell = tab.locator(CELL + "[data-links]").last.element_handle()
     stops = "(p) => [p, ...p.querySelectorAll('*')].filter((e) => e.tabIndex >= 0).length"
-    before = cell.evaluate("(p) => [p.textContent, p.querySelectorAll('*').length]")
-    assert before[1] == 0
-    cell.scroll_into_view_if_needed()
-    tab.wait_for_function("(p) => !p.hasAttribute('data-lazy') && p.querySelector('a[href]')", arg=cell)
+    before = bring_back(tab, cell)
     after = cell.evaluate("(p) => [p.textContent, p.querySelectorAll('span').length, p.querySelectorAll('a[href]').length, "
                           "p.nextElementSibling?.localName ?? null, p.hasAttribute('data-roving')]")
-    assert after[0] == before[0], "the cell's text changed when its highlighting came back"
+    assert after[0] == before, "the cell's text changed when its highlighting came back"
     assert after[1] > 10 and after[2] > 0 and after[3] != "noscript", f"highlighting not back: {after}"
     assert after[4], "a cell with links is not a roving block"
     tab.wait_for_function(f"(p) => ({stops})(p) === 1", arg=cell)
