@@ -28,10 +28,10 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkDocsPage
-from mkdocs.utils import get_relative_url
 
 from thunder_docs.shared.files import write_atomic
 from thunder_docs.shared.model import Site, folder_of, site_of
+from thunder_docs.shared.page_assets import with_script, with_stylesheet
 from thunder_docs.shared.results import CPU
 
 from .config import DiagramsConfig
@@ -127,10 +127,7 @@ class DiagramsPlugin(BasePlugin[DiagramsConfig]):
             return f'<div class="{match.group("cls")}"><div class="diagram__scroll">{svg}</div></div>'
 
         output = _PLACEHOLDER.sub(fill, output)
-        css = get_relative_url(STYLESHEET, page.url)
-        js = get_relative_url(SCRIPT, page.url)
-        output = output.replace("</head>", f'<link rel="stylesheet" href="{css}">\n</head>', 1)
-        return output.replace("</body>", f'<script src="{js}"></script>\n</body>', 1)
+        return with_script(with_stylesheet(output, STYLESHEET, page.url), SCRIPT, page.url)
 
     def _style_key(self, kind: str) -> str:
         if kind not in PROBES:

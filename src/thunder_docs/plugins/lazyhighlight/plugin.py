@@ -17,12 +17,12 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
-from mkdocs.utils import get_relative_url
 
 from thunder_docs.plugins.lazyhighlight.config import LazyHighlightConfig
 from thunder_docs.plugins.lazyhighlight.defer import NOSCRIPT_STYLE, defer
 from thunder_docs.shared.files import JsonStore, code_digest, digest
 from thunder_docs.shared.model import folder_of
+from thunder_docs.shared.page_assets import in_head, with_script
 
 ASSETS = Path(__file__).parent / "assets"
 SCRIPT = "assets/javascripts/thunder-lazyhighlight.js"
@@ -55,11 +55,9 @@ class LazyHighlightPlugin(BasePlugin[LazyHighlightConfig]):
         deferred = defer(output, self.config.min_elements)
         if deferred == output:
             return output
-        script = get_relative_url(SCRIPT, page.url)
-        deferred = deferred.replace("</head>", NOSCRIPT_STYLE + "\n</head>", 1)
-        return deferred.replace("</body>", f'<script src="{script}"></script>\n</body>', 1)
+        return with_script(in_head(deferred, NOSCRIPT_STYLE), SCRIPT, page.url)
 
 
 @cache
 def _code_digest() -> str:
-    return code_digest("plugins/lazyhighlight", "shared/html_tree.py")
+    return code_digest("plugins/lazyhighlight", "shared/html_tree.py", "shared/page_assets.py")

@@ -19,9 +19,9 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
-from mkdocs.utils import get_relative_url
 
 from thunder_docs.plugins.taborder.config import TabOrderConfig
+from thunder_docs.shared.page_assets import with_script
 
 ASSETS = Path(__file__).parent / "assets"
 SCRIPT = "assets/javascripts/thunder-taborder.js"
@@ -54,5 +54,4 @@ class TabOrderPlugin(BasePlugin[TabOrderConfig]):
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         if not self.config.link_lists:
             return output
-        script = get_relative_url(SCRIPT, page.url)
-        return output.replace("</body>", f'<script src="{script}"></script>\n</body>', 1)
+        return with_script(output, SCRIPT, page.url)

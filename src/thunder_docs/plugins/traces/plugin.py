@@ -33,7 +33,6 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkDocsPage
-from mkdocs.utils import get_relative_url
 
 from thunder_docs.plugins.exec.notebooks import trace_maps
 from thunder_docs.plugins.traces.blocks import Block, blocks_of, code_lines
@@ -51,6 +50,7 @@ from thunder_docs.plugins.traces.walk_files import move_walks
 from thunder_docs.shared.files import JsonStore, code_digest, digest
 from thunder_docs.shared.html_tree import Node, each_pre, pre_holds_link, tree, wrap
 from thunder_docs.shared.model import Page, folder_of, site_of
+from thunder_docs.shared.page_assets import with_script, with_stylesheet
 from thunder_docs.shared.results import CPU, CUDA
 from thunder_docs.shared.sections import Include
 from thunder_docs.shared.trace_map import TraceMap
@@ -99,10 +99,7 @@ class TracesPlugin(BasePlugin[TracesConfig]):
             return output  # a code block with links is one Tab stop too (thunder-traces.js)
         if " data-walk=" in output:
             output = move_walks(output, (Path(config.site_dir) / page.file.dest_uri).parent)
-        css = get_relative_url(STYLESHEET, page.url)
-        js = get_relative_url(SCRIPT, page.url)
-        output = output.replace("</head>", f'<link rel="stylesheet" href="{css}">\n</head>', 1)
-        return output.replace("</body>", f'<script src="{js}"></script>\n</body>', 1)
+        return with_script(with_stylesheet(output, STYLESHEET, page.url), SCRIPT, page.url)
 
 
 @cache
