@@ -41,6 +41,7 @@ PLAIN_SPANS = ("n", "w")  # Pygments classes Material draws as plain code text
 _PLAIN_SPAN = re.compile(r'<span class="(?:' + "|".join(PLAIN_SPANS) + r')">([^<]*)</span>')
 _SKIP = re.compile(r"data-traces|data-lazy", re.I)
 KEPT = "data-kept"  # the <pre> kept in a <noscript>: never deferred again
+NOTEBOOK_CELL = "highlight-ipynb"  # the <div> mkdocs-jupyter puts a code cell's <pre> in
 
 
 def plain_text(inner: str) -> str:
@@ -68,9 +69,6 @@ def _code(content: str) -> tuple[str, str, str, str] | None:
 
 def _elements(inner: str) -> int:
     return sum(t.kind in ("start", "startend") for t in tokens(inner))
-
-
-NOTEBOOK_CELL = "highlight-ipynb"  # the <div> mkdocs-jupyter puts a code cell's <pre> in
 
 
 def defer(page: str, min_elements: int) -> str:

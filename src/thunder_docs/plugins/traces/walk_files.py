@@ -9,6 +9,7 @@ view. thunder-explain's single-file page keeps them inline.
 from __future__ import annotations
 
 import html
+import itertools
 import re
 from pathlib import Path
 
@@ -24,7 +25,7 @@ def walk_file(index: int) -> str:
 def move_walks(output: str, folder: Path) -> str:
     """The page with each ``data-walk`` written to ``folder`` (the page's folder in the built site)
     and replaced by ``data-walk-src``, the file's name (relative to the page)."""
-    found = iter(range(1 << 30))
+    found = itertools.count()
 
     def move(match: re.Match) -> str:
         name = walk_file(next(found))

@@ -525,15 +525,12 @@
 
   function init() {
     keys();
-    // A code block whose names link to their reference entries is one Tab stop too.
-    // (one sent as plain text, thunder-lazyhighlight, says so with data-links: marked up in view)
-    for (const code of all(".md-typeset div.highlight pre > code:not([data-traces])")) {
+    // A code block whose names link to their reference entries is one Tab stop too, as is a
+    // notebook's code cell with links (one sent as plain text, thunder-lazyhighlight, says so
+    // with data-links: marked up in view).
+    for (const code of all(".md-typeset div.highlight pre > code:not([data-traces]), .jupyter-wrapper .highlight-ipynb > pre")) {
       if (code.querySelector("a[href]")) { code.dataset.roving = ""; code._marked = true; }
       else if (code.hasAttribute("data-links")) code.dataset.roving = "";
-    }
-    for (const pre of all(".jupyter-wrapper .highlight-ipynb > pre")) { // a notebook's code cells
-      if (pre.querySelector("a[href]")) { pre.dataset.roving = ""; pre._marked = true; }
-      else if (pre.hasAttribute("data-links")) pre.dataset.roving = "";
     }
     const blocks = all(BLOCKS);
     // Material gives a code block that scrolls a tabindex, and takes it away when it no longer
