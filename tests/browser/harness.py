@@ -178,7 +178,7 @@ def switch_scheme(page, scheme: str) -> None:
     for _ in range(len(SCHEMES)):
         if page.locator("body").get_attribute("data-md-color-scheme") == want:
             return
-        page.locator("form[data-md-component=palette] label:not([hidden])").click()
+        page.locator("form[data-thunder-palette] label:not([hidden])").click()
     page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === {want!r}")
 
 
