@@ -93,7 +93,7 @@ def spread(rows: list[dict], key: str) -> str:
     return f"{low}" if low == high else f"{low}-{high}"
 
 
-THEME_SCRIPT = re.compile(r'<script src="[^"]*/javascripts/bundle\.[0-9a-f]+\.min\.js"></script>')
+THEME_SCRIPT = re.compile(r'<script (?:defer )?src="[^"]*/javascripts/bundle\.[0-9a-f]+\.min\.js"></script>')
 
 
 def without_theme_script(site: Path, into: Path) -> Path:

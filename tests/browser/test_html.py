@@ -176,5 +176,7 @@ def test_the_tours_styles_are_css_the_browser_keeps(request, scheme, site_url):
             f"{len(style['kept'] or [])}")
     kept = [rule for style in styles for rule in style["kept"]]
     assert ".highlight-ipynb .k" in kept, f"{TOUR.source}: Pygments' rules are not among the kept ones"
+    # The first cells get their highlighting back once the page has started (thunder-lazyhighlight).
+    tab.wait_for_selector(".jupyter-wrapper .highlight-ipynb .k", state="attached", timeout=5000)
     keyword = tab.evaluate(KEYWORD_JS)
     assert keyword and keyword["weight"] == "700" and keyword["color"] == keyword["want"], keyword

@@ -118,3 +118,15 @@ def test_until_the_reader_chooses_the_page_follows_the_system(fresh, site_url):
     fresh.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === {SCHEMES['dark']!r}")
     got = state(fresh)
     assert got["shown"] == [LABELS["dark"]] and got["stored"] is None
+
+
+def test_going_back_shows_the_choice_made_on_the_page_after(fresh, site_url):
+    fresh = fresh("light")
+    fresh.goto(site_url + PAGE, wait_until="load")
+    fresh.locator(f"{TOGGLE} label:not([hidden])").click()  # dark, here
+    fresh.goto(site_url, wait_until="load")
+    fresh.locator(f"{TOGGLE} label:not([hidden])").click()  # light again, on the next page
+    fresh.go_back(wait_until="load")
+    fresh.wait_for_timeout(100)
+    got = state(fresh)
+    assert (got["scheme"], got["shown"], got["checked"]) == (SCHEMES["light"], [LABELS["light"]], ["__palette_0"])
