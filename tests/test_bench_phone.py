@@ -54,7 +54,7 @@ def test_the_copy_without_the_theme_script_keeps_every_other_script(tmp_path):
     site = tmp_path / "site"
     (site / "guide").mkdir(parents=True)
     page = ('<script defer src="../assets/javascripts/bundle.a5f9d56c.min.js"></script>'
-            '<script src="../assets/javascripts/thunder-traces.js"></script>')
+            '<script defer src="../assets/javascripts/thunder-traces.js"></script>')
     (site / "guide" / "index.html").write_text(page, encoding="utf-8")
     (site / "index.html").write_text(page.replace("../", ""), encoding="utf-8")
     copy = bench.without_theme_script(site, tmp_path)

@@ -17,5 +17,10 @@ def with_stylesheet(output: str, uri: str, page_url: str) -> str:
 
 
 def with_script(output: str, uri: str, page_url: str) -> str:
-    """The page running the script at ``uri`` (a path in the site) once its content is parsed."""
-    return output.replace("</body>", f'<script src="{get_relative_url(uri, page_url)}"></script>\n</body>', 1)
+    """The page running the script at ``uri`` (a path in the site) once its content is parsed.
+
+    The script is deferred: fetched without holding the parser, run after Material's bundle.js
+    (deferred too, ``overrides/main.html``) and before ``DOMContentLoaded``. A phone paints
+    sooner, and blocks for less, than with scripts at the end of ``<body>`` (README, "Fast on a
+    phone")."""
+    return output.replace("</body>", f'<script defer src="{get_relative_url(uri, page_url)}"></script>\n</body>', 1)
