@@ -42,11 +42,11 @@ META_SCHEME = {"light": "light", "dark": "dark"}  # the header's color-scheme in
 
 
 @pytest.fixture()
-def fresh(browser, site_url):
-    """fresh(scheme): a page in a new context (nothing stored) whose system prefers `scheme`."""
+def open_page(browser, site_url):
+    """open_page(scheme): a page in a new context (nothing stored) whose system prefers `scheme`."""
     contexts = []
 
-    def open_page(scheme: str):
+    def new_page(scheme: str):
         context = new_context(browser, site_url)
         contexts.append(context)
         context.add_init_script(WATCH_SWITCHING)
@@ -54,7 +54,7 @@ def fresh(browser, site_url):
         page.emulate_media(color_scheme=scheme)
         return page
 
-    yield open_page
+    yield new_page
     for context in contexts:
         context.close()
 
@@ -64,11 +64,11 @@ def state(page) -> dict:
 
 
 @pytest.mark.parametrize("scheme", list(SCHEMES))
-def test_a_first_visit_shows_the_systems_scheme_without_restyling_the_page(fresh, site_url, scheme):
-    fresh = fresh(scheme)
-    fresh.goto(site_url + PAGE, wait_until="load")
-    fresh.wait_for_timeout(200)  # a task after load: when Material's component removed its attribute
-    got = state(fresh)
+def test_a_first_visit_shows_the_systems_scheme_without_restyling_the_page(open_page, site_url, scheme):
+    tab = open_page(scheme)
+    tab.goto(site_url + PAGE, wait_until="load")
+    tab.wait_for_timeout(200)  # a task after load: when Material's component removed its attribute
+    got = state(tab)
     assert got["scheme"] == SCHEMES[scheme]
     assert got["shown"] == [LABELS[scheme]], "the toggle shows the one button to the other scheme"
     assert got["checked"] == [f"__palette_{list(SCHEMES).index(scheme)}"], "Tab reaches the button shown"
@@ -76,57 +76,57 @@ def test_a_first_visit_shows_the_systems_scheme_without_restyling_the_page(fresh
     assert got["themeColor"] and got["themeColor"].startswith("#") and len(got["themeColor"]) == 7
     assert got["stored"] is None, "nothing is stored until the reader chooses"
     assert got["switching"] == [], "the page was switched (restyled whole) at load"
-    assert fresh.locator("[data-md-component=palette]").count() == 0, "Material's palette component would mount"
+    assert tab.locator("[data-md-component=palette]").count() == 0, "Material's palette component would mount"
 
 
-def test_a_click_switches_stores_and_is_kept_on_the_next_page(fresh, site_url):
-    fresh = fresh("light")
-    fresh.goto(site_url + PAGE, wait_until="load")
-    fresh.locator(f"{TOGGLE} label:not([hidden])").click()
-    fresh.wait_for_function("!document.body.hasAttribute('data-md-color-switching')")
-    got = state(fresh)
+def test_a_click_switches_stores_and_is_kept_on_the_next_page(open_page, site_url):
+    tab = open_page("light")
+    tab.goto(site_url + PAGE, wait_until="load")
+    tab.locator(f"{TOGGLE} label:not([hidden])").click()
+    tab.wait_for_function("!document.body.hasAttribute('data-md-color-switching')")
+    got = state(tab)
     assert got["scheme"] == SCHEMES["dark"] and got["shown"] == [LABELS["dark"]]
     assert got["colorScheme"] == META_SCHEME["dark"]
     assert got["stored"]["index"] == 1 and got["stored"]["color"]["scheme"] == SCHEMES["dark"]
     assert got["switching"] == ["set", "removed"], "a switch turns transitions off for one task only"
 
-    fresh.goto(site_url, wait_until="load")
-    assert state(fresh)["scheme"] == SCHEMES["dark"]
-    fresh.emulate_media(color_scheme="light")  # a choice outlasts the system's
-    fresh.wait_for_timeout(100)
-    assert state(fresh)["scheme"] == SCHEMES["dark"]
+    tab.goto(site_url, wait_until="load")
+    assert state(tab)["scheme"] == SCHEMES["dark"]
+    tab.emulate_media(color_scheme="light")  # a choice outlasts the system's
+    tab.wait_for_timeout(100)
+    assert state(tab)["scheme"] == SCHEMES["dark"]
 
 
-def test_the_keyboard_switches_from_the_button_shown(fresh, site_url):
-    fresh = fresh("light")
-    fresh.goto(site_url + PAGE, wait_until="load")
-    fresh.focus(f"{TOGGLE} input:checked")
-    fresh.keyboard.press("Enter")  # Material's binding: the next palette
-    fresh.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === {SCHEMES['dark']!r}")
-    assert fresh.evaluate("document.activeElement.id") == "__palette_1"
-    assert state(fresh)["shown"] == [LABELS["dark"]]
-    fresh.keyboard.press("ArrowLeft")  # a radio group's own keys
-    fresh.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === {SCHEMES['light']!r}")
-    assert fresh.evaluate("document.activeElement.id") == "__palette_0"
-    assert state(fresh)["stored"]["index"] == 0
+def test_the_keyboard_switches_from_the_button_shown(open_page, site_url):
+    tab = open_page("light")
+    tab.goto(site_url + PAGE, wait_until="load")
+    tab.focus(f"{TOGGLE} input:checked")
+    tab.keyboard.press("Enter")  # Material's binding: the next palette
+    tab.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === {SCHEMES['dark']!r}")
+    assert tab.evaluate("document.activeElement.id") == "__palette_1"
+    assert state(tab)["shown"] == [LABELS["dark"]]
+    tab.keyboard.press("ArrowLeft")  # a radio group's own keys
+    tab.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === {SCHEMES['light']!r}")
+    assert tab.evaluate("document.activeElement.id") == "__palette_0"
+    assert state(tab)["stored"]["index"] == 0
 
 
-def test_until_the_reader_chooses_the_page_follows_the_system(fresh, site_url):
-    fresh = fresh("light")
-    fresh.goto(site_url + PAGE, wait_until="load")
-    fresh.emulate_media(color_scheme="dark")
-    fresh.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === {SCHEMES['dark']!r}")
-    got = state(fresh)
+def test_until_the_reader_chooses_the_page_follows_the_system(open_page, site_url):
+    tab = open_page("light")
+    tab.goto(site_url + PAGE, wait_until="load")
+    tab.emulate_media(color_scheme="dark")
+    tab.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === {SCHEMES['dark']!r}")
+    got = state(tab)
     assert got["shown"] == [LABELS["dark"]] and got["stored"] is None
 
 
-def test_going_back_shows_the_choice_made_on_the_page_after(fresh, site_url):
-    fresh = fresh("light")
-    fresh.goto(site_url + PAGE, wait_until="load")
-    fresh.locator(f"{TOGGLE} label:not([hidden])").click()  # dark, here
-    fresh.goto(site_url, wait_until="load")
-    fresh.locator(f"{TOGGLE} label:not([hidden])").click()  # light again, on the next page
-    fresh.go_back(wait_until="load")
-    fresh.wait_for_timeout(100)
-    got = state(fresh)
+def test_going_back_shows_the_choice_made_on_the_page_after(open_page, site_url):
+    tab = open_page("light")
+    tab.goto(site_url + PAGE, wait_until="load")
+    tab.locator(f"{TOGGLE} label:not([hidden])").click()  # dark, here
+    tab.goto(site_url, wait_until="load")
+    tab.locator(f"{TOGGLE} label:not([hidden])").click()  # light again, on the next page
+    tab.go_back(wait_until="load")
+    tab.wait_for_timeout(100)
+    got = state(tab)
     assert (got["scheme"], got["shown"], got["checked"]) == (SCHEMES["light"], [LABELS["light"]], ["__palette_0"])
