@@ -53,16 +53,37 @@ def mkdocs_env(**extra: str) -> dict[str, str]:
     return {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0", **extra}
 
 
+# What a page prints must not depend on where the checkout is: the snippets run standalone from a
+# copy whose path holds folders named as Thunder names proxies (a snippet that read names out of
+# printed text once took "t4" from a source comment's path).
+PROXY_LIKE_FOLDERS = ("t4", "t_0", "i3", "C0")
+
+
+@cache
+def standalone_root() -> Path:
+    """A copy of the snippets, in a temporary folder whose path holds PROXY_LIKE_FOLDERS (removed
+    when the test process ends)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="thunder-docs-"))
+    atexit.register(shutil.rmtree, base, ignore_errors=True)
+    root = base.joinpath(*PROXY_LIKE_FOLDERS, "checkout")
+    shutil.copytree(SNIPPETS, root / "snippets", ignore=shutil.ignore_patterns("approved", "__pycache__"))
+    return root
+
+
 @cache
 def run_snippet(path: str) -> subprocess.CompletedProcess:
-    """Run a snippet file on its own, as `python snippets/<page>.py` from the repository."""
+    """Run a snippet file on its own, as `python snippets/<page>.py` from a checkout (standalone_root)."""
     return subprocess.run(
-        [sys.executable, path], cwd=ROOT, capture_output=True, text=True, timeout=600, env=mkdocs_env()
+        [sys.executable, path], cwd=standalone_root(), capture_output=True, text=True, timeout=600, env=mkdocs_env()
     )
 
 
 def standalone_output(path: str) -> str:
-    return normalize(run_snippet(path).stdout, ROOT)
+    return normalize(run_snippet(path).stdout, standalone_root())
 
 
 @pytest.fixture(scope="session")

@@ -187,3 +187,33 @@ def test_a_page_process_that_dies_before_it_is_ready_is_named():
         Runner(Path("."))._ready(job, ClosedPipe(), DeadProcess())
     assert str(raised.value) == ("docs/page.md: section 'fine' failed at snippets/page.py:2: "
                                  "the worker process died before it was ready (exit code 3)")
+
+
+def test_a_page_process_killed_by_a_signal_is_named_by_the_signal(throwaway):
+    """A page's process that a signal ends (here SIGSEGV, as a crash in native code would) is
+    reported by the signal's name, not as a negative exit code."""
+    snippet = "# --8<-- [start:crash]\nimport os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n# --8<-- [end:crash]\n"
+    page = '# Page\n\n```python\n--8<-- "snippets/page.py:crash"\n```\n'
+    log = throwaway.write({"snippets/page.py": snippet, "docs/page.md": page}, exec_options=OPTIONS).failed_build()
+    assert ("docs/page.md: section 'crash' failed at snippets/page.py:2: "
+            "the worker process died (killed by SIGSEGV (signal 11))") in log
+    assert "exit code -11" not in log
+
+
+def test_exit_status_names_signals_and_exit_codes():
+    from thunder_docs.plugins.exec.runner import exit_status
+
+    assert exit_status(-9) == "killed by SIGKILL (signal 9)"
+    assert exit_status(3) == "exit code 3"
+    assert exit_status(-200) == "killed by an unknown signal (signal 200)"
+
+
+def test_a_cache_folder_that_cannot_be_used_fails_at_once_naming_it(throwaway):
+    """`.cache` a regular file: the build stops in its configuration, before any page runs, with
+    one line naming the folder and what is in the way."""
+    site(throwaway, "# Page\n\n```python\n--8<-- \"snippets/page.py:fine\"\n```\n")
+    (throwaway.folder / ".cache").write_text("not a folder")
+    log = throwaway.failed_build()
+    assert ("thunder-exec: the cache folder .cache/thunder-docs cannot be used: .cache is a file, not a folder "
+            "(its cache_dir option in mkdocs.yml)") in log
+    assert "Traceback" not in log and "thunder-exec: executed" not in log  # no page ran

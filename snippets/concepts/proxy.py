@@ -78,9 +78,17 @@ assert skipped == ["t0", "t2", "t3"] and copy.names is taken.names
 # --8<-- [start:names]
 import re
 
+SOURCE_COMMENT = re.compile(r"\s*# .*:\d+: \t")  # "# file.py:13: \t<code>": a path and a line of code
+
+
+def printed_words(text):
+    """The words a printed trace shows, its source comments left out (their paths are not names)."""
+    return {w for line in text.splitlines() if not SOURCE_COMMENT.match(line) for w in re.findall(r"\w+", line)}
+
+
 printed = set()
 for trc in traces:
-    printed |= set(re.findall(r"\w+", str(trc)))  # every level of every trace
+    printed |= printed_words(str(trc))  # every level of every trace
 
 print("names:        ", sorted(first.names))
 print("never printed:", sorted(first.names - printed))
@@ -143,7 +151,7 @@ finally:
     passes._transform_for_operator_executor_execution = real_executor_pass
 
 spy_traces = thunder.last_traces(jspy)
-spy_printed = set(re.findall(r"\w+", "\n".join(str(trc) for trc in spy_traces)))
+spy_printed = printed_words("\n".join(str(trc) for trc in spy_traces))
 print("renamed:", renamed)
 for i, names in enumerate(minted):
     print(f"executor pass, run {i}: made {names}, printed in a trace: {sorted(set(names) & spy_printed)}")

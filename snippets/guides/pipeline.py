@@ -189,7 +189,10 @@ assert thunder.last_backward_traces(jfn_no_grad) == []
 
 # --8<-- [start:names]
 names = traces[-1].names
-printed = set(re.findall(r"\w+", "\n".join(str(trc) for trc in traces)))
+# The words of the printed traces, their source comments ("# file.py:13: \t<code>") left out.
+source_comment = re.compile(r"\s*# .*:\d+: \t")
+printed = {word for trc in traces for line in str(trc).splitlines() if not source_comment.match(line)
+           for word in re.findall(r"\w+", line)}
 print("names:        ", sorted(names))
 print("never printed:", sorted(names - printed))
 

@@ -35,6 +35,31 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+class UnusableFolder(OSError):
+    """A cache folder that cannot be made or written; its message is one line naming why."""
+
+
+def usable_folder(path: Path, shown_from: Path | None = None) -> Path:
+    """``path`` as a folder this process can write in, made if missing; else UnusableFolder,
+    naming what is in the way (a file where a folder must be, a folder it may not write), its
+    paths relative to ``shown_from`` when they are inside it."""
+
+    def shown(p: Path) -> str:
+        return p.relative_to(shown_from).as_posix() if shown_from and p.is_relative_to(shown_from) else str(p)
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in [path, *path.parents] if p.exists() and not p.is_dir()), path)
+        raise UnusableFolder(f"the cache folder {shown(path)} cannot be used: {shown(blocker)} is a file, "
+                             "not a folder") from None
+    except OSError as error:
+        raise UnusableFolder(f"the cache folder {shown(path)} cannot be made: {error.strerror or error}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UnusableFolder(f"the cache folder {shown(path)} cannot be used: this user may not write in it")
+    return path
+
+
 KEEP_DAYS = 30  # an entry that no build used for this long is removed (see prune)
 PRUNE_EVERY = 24 * 3600  # seconds between two prunings of one folder
 
@@ -48,7 +73,7 @@ class JsonStore:
     """
 
     def __init__(self, directory: Path):
-        self.directory = directory
+        self.directory = usable_folder(directory)
         prune(directory, "*/*.json")
 
     def path(self, key: str) -> Path:

@@ -26,6 +26,11 @@ class Token:
     id: str  # the element's id attribute
     start: int  # offsets of the token's exact text in the HTML
     end: int
+    attrs: tuple[tuple[str, str | None], ...] = ()  # a start tag's attributes, as parsed (entities decoded)
+
+    def attr(self, name: str) -> str | None:
+        """The value of attribute ``name`` ("" for one without a value), or None when absent."""
+        return next(("" if value is None else value for key, value in self.attrs if key == name), None)
 
 
 class _Tokenizer(HTMLParser):
@@ -33,12 +38,12 @@ class _Tokenizer(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=False)
-        self.found: list[tuple[str, str, tuple[str, ...], str, tuple[int, int]]] = []
+        self.found: list[tuple[str, str, tuple[str, ...], str, tuple, tuple[int, int]]] = []
 
     def _add(self, kind: str, name: str = "", attrs=()) -> None:
         values = dict(attrs)
         self.found.append((kind, name, tuple((values.get("class") or "").split()), values.get("id") or "",
-                           self.getpos()))
+                           tuple(attrs), self.getpos()))
 
     def handle_starttag(self, tag, attrs):
         self._add("start", tag, attrs)
@@ -71,8 +76,8 @@ def tokens(text: str) -> list[Token]:
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     starts = [line_starts[line - 1] + column for *_, (line, column) in parser.found]
     ends = [*starts[1:], len(text)]
-    found = [Token(kind, name, classes, ident, start, end)
-             for (kind, name, classes, ident, _), start, end in zip(parser.found, starts, ends, strict=True)]
+    found = [Token(kind, name, classes, ident, start, end, attrs)
+             for (kind, name, classes, ident, attrs, _), start, end in zip(parser.found, starts, ends, strict=True)]
     return [t for t in found if t.end > t.start]
 
 
@@ -160,12 +165,27 @@ def leaves(node: Node):
         yield from leaves(child)
 
 
-def each_pre(text: str, change) -> str:
-    """The HTML with the content of each ``<pre>`` replaced by ``change(classes, start tag, content)``.
+@dataclass(frozen=True)
+class Pre:
+    """A ``<pre>`` of the page, as ``each_pre`` hands it to its ``change``."""
 
-    ``classes`` are those of the ``<div>`` the block sits in (Pygments' and mkdocs-jupyter's
-    wrapper); ``change`` returns ``None`` (keep the block), or the new start tag and content,
-    and optionally what to put after the block's ``</pre>``. Only the tags around a block are
+    wrapper: Token | None  # the start tag of the <div> the block sits in (Pygments' and mkdocs-jupyter's), if any
+    tag: str  # the <pre>'s exact start tag
+    content: str  # the HTML between <pre ...> and </pre>
+
+    @property
+    def classes(self) -> set[str]:
+        return set(self.wrapper.classes) if self.wrapper else set()
+
+    def wrapper_attr(self, name: str) -> str | None:
+        return self.wrapper.attr(name) if self.wrapper else None
+
+
+def each_pre(text: str, change) -> str:
+    """The HTML with the content of each ``<pre>`` replaced by ``change(Pre)``.
+
+    ``change`` returns ``None`` (keep the block), or the new start tag and content, and
+    optionally what to put after the block's ``</pre>``. Only the tags around a block are
     read, so a page costs a few string searches.
     """
     out, pos = [], 0
@@ -177,8 +197,7 @@ def each_pre(text: str, change) -> str:
         div = text.rfind("<div", 0, start)
         div_end = text.find(">", div) + 1
         wrapper = tokens(text[div:div_end]) if div >= 0 and "</div>" not in text[div_end:start] else []
-        classes = set(wrapper[0].classes) if wrapper else set()  # the <div> the block is in, if any
-        new = change(classes, text[start:tag_end], text[tag_end:close])
+        new = change(Pre(wrapper[0] if wrapper else None, text[start:tag_end], text[tag_end:close]))
         if new is None:
             out.append(text[pos:close])
             pos = close
@@ -193,5 +212,5 @@ def each_pre(text: str, change) -> str:
 def pre_holds_link(html: str) -> bool:
     """Whether a ``<pre>`` of the page holds a link."""
     found = []
-    each_pre(html, lambda classes, tag, content: found.append(bool(LINK.search(content))))
+    each_pre(html, lambda pre: found.append(bool(LINK.search(pre.content))))
     return any(found)

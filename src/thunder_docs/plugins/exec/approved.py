@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from thunder_docs.shared.files import write_atomic
 from thunder_docs.shared.results import CPU, CUDA
 from thunder_docs.shared.versions import package_versions
 
@@ -86,6 +87,15 @@ def drift(path: Path, root: Path, sections: list[tuple[str, str]]) -> str | None
     return "".join(lines)
 
 
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write an approved file only when its text changes: ``mkdocs serve`` watches ``snippets/``,
+    so rewriting the same text would start another build, without end. Whether it wrote."""
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    write_atomic(path, text)
+    return True
+
+
 def check(site: Site, machine: str, update: bool) -> list[str]:
     """Compare each device's live output with its approved output (or, with ``update``, store it).
 
@@ -100,9 +110,8 @@ def check(site: Site, machine: str, update: bool) -> list[str]:
             sections = site.results.outputs(device, page.path, names)
             path = site.approved_path(page, device)
             if update:
-                path.parent.mkdir(parents=True, exist_ok=True)
                 label = CPU if device == CPU else machine
-                path.write_text(render(page.path, device, provenance(label), sections))
+                write_if_changed(path, render(page.path, device, provenance(label), sections))
             elif diff := drift(path, site.root, sections):
                 problems.append(f"{page.path}: the output on {device} differs from the approved output:\n{diff}")
     return problems

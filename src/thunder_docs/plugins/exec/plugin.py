@@ -37,11 +37,24 @@ from thunder_docs.plugins.exec.notebook_page import fix_appended_style
 from thunder_docs.plugins.exec.render import insert_outputs
 from thunder_docs.plugins.exec.runner import Runner
 from thunder_docs.plugins.exec.stderr_log import StderrLog
+from thunder_docs.shared.files import UnusableFolder, usable_folder
 from thunder_docs.shared.model import Site, build_site, folder_of
 from thunder_docs.shared.results import CPU, CUDA, BuildStats
 from thunder_docs.shared.sections import SnippetError
 
 log = get_plugin_logger("thunder-exec")
+
+
+def _check_cache_folders(config: MkDocsConfig, root: Path) -> None:
+    """Every thunder-* plugin's cache folder can be used, checked before anything runs: a build
+    must not run every page and then fail on where it keeps them."""
+    for name, plugin in config.plugins.items():
+        folder = name.startswith("thunder-") and getattr(plugin, "config", {}).get("cache_dir")
+        if folder:
+            try:
+                usable_folder(root / folder, root)
+            except UnusableFolder as error:
+                raise PluginError(f"{name}: {error} (its cache_dir option in mkdocs.yml)") from None
 
 
 class ExecPlugin(BasePlugin[ExecConfig]):
@@ -56,6 +69,7 @@ class ExecPlugin(BasePlugin[ExecConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.root = folder_of(config)
         self.site, self.stats = None, BuildStats()
+        _check_cache_folders(config, self.root)
         snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
         snippets["base_path"] = [str(self.root)]
         snippets["check_paths"] = True

@@ -12,6 +12,7 @@ import re
 from pymdownx.snippets import SnippetPreprocessor
 
 from thunder_docs.plugins.exec import approved
+from thunder_docs.shared import block_ids
 from thunder_docs.shared.model import Page, Site
 from thunder_docs.shared.results import CPU, CUDA
 from thunder_docs.shared.sections import Include
@@ -23,16 +24,18 @@ NOT_SEARCHED = 'data-search-exclude="true"'
 
 
 def insert_outputs(site: Site, page: Page, markdown: str, machine: str) -> str:
-    """The page's Markdown with an output block after each include's fence."""
+    """The page's Markdown with an output block after each include's fence; each block carries
+    its identifier (shared/block_ids.py)."""
     lines = markdown.split("\n")
-    for inc in reversed(page.includes):
-        lines[inc.fence.end + 1 : inc.fence.end + 1] = _outputs(site, page, inc, machine)
-        lines[inc.fence.start] = f"{inc.fence.indent}{inc.fence.marker} {{ .{inc.fence.lang} {NOT_SEARCHED} }}"
+    for index, inc in reversed(list(enumerate(page.includes))):
+        lines[inc.fence.end + 1 : inc.fence.end + 1] = _outputs(site, page, inc, index, machine)
+        lines[inc.fence.start] = (f"{inc.fence.indent}{inc.fence.marker} {{ .{inc.fence.lang} {NOT_SEARCHED} "
+                                  f"{block_ids.attribute(block_ids.code_block(index))} }}")
     return "\n".join(lines)
 
 
-def _outputs(site: Site, page: Page, inc: Include, machine: str) -> list[str]:
-    return _printed(site, page, inc, machine) + _graphs(site, page, inc)
+def _outputs(site: Site, page: Page, inc: Include, index: int, machine: str) -> list[str]:
+    return _printed(site, page, inc, index, machine) + _graphs(site, page, inc)
 
 
 def _graphs(site: Site, page: Page, inc: Include) -> list[str]:
@@ -44,22 +47,23 @@ def _graphs(site: Site, page: Page, inc: Include) -> list[str]:
     return lines
 
 
-def _printed(site: Site, page: Page, inc: Include, machine: str) -> list[str]:
+def _printed(site: Site, page: Page, inc: Include, index: int, machine: str) -> list[str]:
     cpu = site.results.output(CPU, page.path, inc.sections)
+    cpu_id, cuda_id = block_ids.output_block(index, CPU), block_ids.output_block(index, CUDA)
     if not inc.cuda:
-        return output_block(inc, cpu, inc.fence.indent) if cpu else []
+        return output_block(inc, cpu, inc.fence.indent, cpu_id) if cpu else []
     inner = inc.fence.indent + "    "
     if site.results.has(CUDA, page.path):
         cuda_title = f"CUDA ({machine}, this build)"
-        cuda_body = output_block(inc, site.results.output(CUDA, page.path, inc.sections), inner, "exec-cuda")
+        cuda_body = output_block(inc, site.results.output(CUDA, page.path, inc.sections), inner, cuda_id, "exec-cuda")
     else:
-        cuda_title, cuda_body = "CUDA", _recorded_cuda(site, page, inc, inner)
-    cpu_body = output_block(inc, cpu, inner) or ["", f"{inner}(no output)"]
+        cuda_title, cuda_body = "CUDA", _recorded_cuda(site, page, inc, inner, cuda_id)
+    cpu_body = output_block(inc, cpu, inner, cpu_id) or ["", f"{inner}(no output)"]
     return ["", f'{inc.fence.indent}=== "CPU (this build)"', *cpu_body,
             "", f'{inc.fence.indent}=== "{cuda_title}"', *cuda_body]
 
 
-def _recorded_cuda(site: Site, page: Page, inc: Include, indent: str) -> list[str]:
+def _recorded_cuda(site: Site, page: Page, inc: Include, indent: str, ident: str) -> list[str]:
     path = site.approved_path(page, CUDA)
     recorded = approved.load(path)
     names = [s.name for s in inc.sections]
@@ -70,20 +74,22 @@ def _recorded_cuda(site: Site, page: Page, inc: Include, indent: str) -> list[st
     output = "\n".join(recorded.sections[n] for n in names if recorded.sections[n])
     return ["", f"{indent}!!! note \"Recorded output\"", f"{indent}    {recorded.label()}. This build ran "
             f"on a machine without CUDA, so it shows the approved output from `{site.shown(path)}`.",
-            *output_block(inc, output, indent, "exec-cuda")]
+            *output_block(inc, output, indent, ident, "exec-cuda")]
 
 
-def output_block(inc: Include, output: str, indent: str, css: str = "") -> list[str]:
+def output_block(inc: Include, output: str, indent: str, ident: str, css: str = "") -> list[str]:
     """A fenced block of printed output that shows it as printed: its fence longer than any run of
     backticks inside it, so no line closes it (thunder-cite and Markdown leave a fence's lines
-    alone), and each line that pymdownx.snippets would read as a directive escaped."""
+    alone), and each line that pymdownx.snippets would read as a directive escaped. It carries
+    its identifier ``ident`` (shared/block_ids.py)."""
     if not output:
         return []
     longest = max((len(run) for run in _BACKTICKS.findall(output)), default=0)
     fence = "`" * max(3, longest + 1)
     body = [_escape_snippets(indent + line) if line else line for line in output.split("\n")]
     classes = f".{inc.output_lang} .exec-output" + (f" .{css}" if css else "")
-    return ["", f'{indent}{fence} {{ {classes} title="Output" {NOT_SEARCHED} }}', *body, f"{indent}{fence}"]
+    return ["", f'{indent}{fence} {{ {classes} title="Output" {NOT_SEARCHED} {block_ids.attribute(ident)} }}',
+            *body, f"{indent}{fence}"]
 
 
 _BACKTICKS = re.compile(r"`+")

@@ -50,6 +50,19 @@ class PageJob:
     graphs: dict[str, list[str]] = field(default_factory=dict)  # section name -> traces to draw after it
 
 
+def exit_status(exitcode: int | None) -> str:
+    """How a process ended, as a reader wants it: "killed by SIGSEGV (signal 11)", "exit code 3".
+
+    multiprocessing gives a process killed by a signal the negative signal number as its exit code."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = "an unknown signal"
+        return f"killed by {name} (signal {-exitcode})"
+    return f"exit code {exitcode}"
+
+
 class ExecutionError(Exception):
     """A section that raised, ran past its timeout or printed too much."""
 
@@ -139,7 +152,7 @@ class Runner:
         except EOFError:  # it died while importing what every page preloads
             process.join()
             raise ExecutionError(job.page, job.sections[0],
-                                 f"the worker process died before it was ready (exit code {process.exitcode})") from None
+                                 f"the worker process died before it was ready ({exit_status(process.exitcode)})") from None
         for warning in ready.preload_warnings:
             log.debug("while importing %s: %s", ", ".join(self.preload), warning)
         return ready
@@ -161,13 +174,13 @@ class Runner:
                 raise ExecutionError(job.page, section, f"ran past the timeout of {job.timeout:g} s")
             if not process.is_alive() and not receive.poll(0):
                 raise ExecutionError(
-                    job.page, section, f"the worker process died (exit code {process.exitcode})"
+                    job.page, section, f"the worker process died ({exit_status(process.exitcode)})"
                 )
         try:
             message: SectionDone | SectionFailed = receive.recv()
         except EOFError:
             process.join()
-            raise ExecutionError(job.page, section, f"the worker process died (exit code {process.exitcode})") from None
+            raise ExecutionError(job.page, section, f"the worker process died ({exit_status(process.exitcode)})") from None
         stdout = out_file.read_text(encoding="utf-8", errors="replace")
         if isinstance(message, SectionFailed):
             raise ExecutionError(job.page, section, message.summary, line=message.line, details=message.details)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-from thunder_docs.shared.html_tree import LINK, VOID, each_pre, tokens
+from thunder_docs.shared.html_tree import LINK, VOID, Pre, each_pre, tokens
 
 PLAIN_CLASS = "hl-plain"
 NOSCRIPT_STYLE = f"<noscript><style>pre.{PLAIN_CLASS}{{display:none}}</style></noscript>"
@@ -73,7 +73,8 @@ def _elements(inner: str) -> int:
 
 def defer(page: str, min_elements: int) -> str:
     """The page with each code block of at least ``min_elements`` elements deferred."""
-    def change(classes: set[str], pre_open: str, content: str):
+    def change(pre: Pre):
+        classes, pre_open, content = pre.classes, pre.tag, pre.content
         if KEPT in pre_open or "</noscript" in content.lower():
             return None
         parts = _code(content)

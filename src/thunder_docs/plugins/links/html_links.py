@@ -54,7 +54,7 @@ def link_html(text: str) -> str:
                 out += [text[pos:tok.end], link_block(text[tok.end:body_end], output=_is_output([*stack, tok]))]
                 pos, i = body_end, close + 1
                 continue
-            mentions.open(tok, text[tok.start:tok.end], len(stack))
+            mentions.open(tok, len(stack))
             if tok.name == "code" and not tok.classes and tok.start >= pos:
                 replaced = _link_inline(text, toks, i, stack, mentions)
                 if replaced:
@@ -62,10 +62,10 @@ def link_html(text: str) -> str:
                     out += [text[pos:start], new]
                     pos = end
             elif not any(_is_doc(e) for e in stack):
-                _count_written_link(mentions, tok, text[tok.start:tok.end])
+                _count_written_link(mentions, tok)
             stack.append(tok)
         elif tok.kind in ("start", "startend"):  # an element without content, such as a tab's radio button
-            mentions.open(tok, text[tok.start:tok.end], len(stack))
+            mentions.open(tok, len(stack))
         i += 1
     out.append(text[pos:])
     return "".join(out)
@@ -83,9 +83,9 @@ def _is_code_block(tok: Token, stack: list[Token]) -> bool:
     return tok.name == "pre" and "mermaid" not in tok.classes and not any(_is_doc(e) for e in [*stack, tok])
 
 
-def _count_written_link(mentions: FirstMentions, tok: Token, raw: str) -> None:
+def _count_written_link(mentions: FirstMentions, tok: Token) -> None:
     """A link the author wrote is a mention: the prose after it does not link its target again."""
-    target = written_target(tok, raw)
+    target = written_target(tok)
     if target:
         mentions.first(target)
 

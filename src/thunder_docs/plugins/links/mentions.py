@@ -15,7 +15,6 @@ page. Parts nest: a ``<details>`` in a tab is a part of that tab.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
 from thunder_docs.shared.html_tree import Token
 
@@ -68,15 +67,15 @@ class FirstMentions:
         part.linked.add(target)
         return True
 
-    def open(self, tag: Token, raw: str, depth: int) -> None:
-        """An element starts, ``raw`` its start tag, at ``depth`` in the stack of open elements."""
+    def open(self, tag: Token, depth: int) -> None:
+        """An element starts (``tag``, its start tag) at ``depth`` in the stack of open elements."""
         top = self._parts[-1]
         if tag.name == "details":
             self._push(depth, top.before | top.linked, keep=False)
         elif tag.name == "div" and "tabbed-set" in tag.classes:
             self._push(depth, top.before | top.linked, keep=True, tabs=_Tabs())
         elif top.tabs is not None and tag.name == "input":
-            top.tabs.add_button(checked="checked" in attributes(raw))
+            top.tabs.add_button(checked=tag.attr("checked") is not None)
         elif top.tabs is not None and tag.name == "div" and "tabbed-block" in tag.classes:
             self._push(depth, top.before, keep=top.tabs.next_tab_is_shown())  # not its sibling tabs' links
 
@@ -91,29 +90,10 @@ class FirstMentions:
         self._parts.append(_Part(depth, before, keep, tabs=tabs))
 
 
-class _Attributes(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: dict[str, str | None] = {}
-
-    def handle_starttag(self, tag, attrs):
-        self.found = dict(attrs)
-
-    handle_startendtag = handle_starttag
-
-
-def attributes(start_tag: str) -> dict[str, str | None]:
-    """The attributes of one start tag, its entities decoded (a bare attribute's value is None)."""
-    parser = _Attributes()
-    parser.feed(start_tag)
-    parser.close()
-    return parser.found
-
-
-def written_target(tag: Token, raw: str) -> str | None:
+def written_target(tag: Token) -> str | None:
     """What a link the author wrote links to: an ``<autoref>``'s identifier, an ``<a>``'s href."""
     if tag.name == "autoref":
-        return attributes(raw).get("identifier")
+        return tag.attr("identifier")
     if tag.name == "a":
-        return attributes(raw).get("href")
+        return tag.attr("href")
     return None

@@ -3,30 +3,36 @@ line each line of a code block shows."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from thunder_docs.shared import block_ids
 from thunder_docs.shared.model import Page
 from thunder_docs.shared.results import CPU, CUDA
 from thunder_docs.shared.sections import MARKER, Include
 from thunder_docs.shared.trace_map import TraceMap
 
 
+@dataclass
 class Block:
     """An output block the build wrote (render.py), with the map of its trace lines."""
 
-    def __init__(self, include: Include | None, output: str, trace_map: TraceMap):
-        self.include, self.output, self.trace_map = include, output, trace_map
+    include: Include | None
+    output: str
+    trace_map: TraceMap
 
 
-def blocks_of(site, page: Page) -> dict[str, list[Block]]:
-    """The output blocks of live output, per device, in page order: CPU, and CUDA when this build ran it."""
-    blocks: dict[str, list[Block]] = {CPU: [], CUDA: []}
-    for inc in page.includes:
+def blocks_of(site, page: Page) -> dict[str, Block]:
+    """The output blocks of live output by identifier (shared/block_ids.py): CPU, and CUDA when
+    this build ran it."""
+    blocks: dict[str, Block] = {}
+    for index, inc in enumerate(page.includes):
         for device in (CPU, CUDA) if inc.cuda else (CPU,):
             if site.results.has(device, page.path):
                 output = site.results.output(device, page.path, inc.sections)
                 if output:
-                    blocks[device].append(Block(inc, output, site.results.trace_map(device, page.path, inc.sections)))
+                    blocks[block_ids.output_block(index, device)] = Block(
+                        inc, output, site.results.trace_map(device, page.path, inc.sections))
     return blocks
 
 

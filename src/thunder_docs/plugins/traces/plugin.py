@@ -30,6 +30,7 @@ from functools import cache
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkDocsPage
@@ -47,8 +48,9 @@ from thunder_docs.plugins.traces.stepper import (
     walk_json,
 )
 from thunder_docs.plugins.traces.walk_files import move_walks
+from thunder_docs.shared import block_ids
 from thunder_docs.shared.files import JsonStore, code_digest, digest
-from thunder_docs.shared.html_tree import Node, each_pre, pre_holds_link, tree, wrap
+from thunder_docs.shared.html_tree import Node, Pre, each_pre, pre_holds_link, tree, wrap
 from thunder_docs.shared.model import Page, folder_of, site_of
 from thunder_docs.shared.page_assets import with_script, with_stylesheet
 from thunder_docs.shared.results import CPU, CUDA
@@ -109,49 +111,79 @@ def _code_digest() -> str:
                        "plugins/exec/notebooks.py")
 
 
-def _inputs(page: Page, blocks: dict[str, list[Block]], root: Path) -> str:
+def _inputs(page: Page, blocks: dict[str, Block], root: Path) -> str:
     """What ``mark_page`` reads besides the HTML: the includes (options, sections), the text of
     their snippet files (code_lines counts lines in them), and each block's output and trace map."""
     paths = sorted({s.path for inc in page.includes for s in inc.sections})
     return json.dumps({
         "includes": [[inc.options, [[s.path, s.start_line, s.code] for s in inc.sections]] for inc in page.includes],
         "files": {path: (root / path).read_text(encoding="utf-8") for path in paths},
-        "blocks": {device: [[b.output, b.trace_map.to_json()] for b in found] for device, found in blocks.items()},
+        "blocks": {ident: [b.output, b.trace_map.to_json()] for ident, b in blocks.items()},
     }, sort_keys=True)
 
 
 # -- the page ---------------------------------------------------------------------------------------
-def mark_page(text: str, page: Page, blocks: dict[str, list[Block]], root: Path) -> str:
-    """The page's HTML with its trace blocks and code blocks marked up (see the module docstring)."""
-    sources = {line.source for device in blocks.values() for b in device for line in b.trace_map.lines if line.source}
-    code_includes = list(page.includes)
-    pending = {CPU: list(blocks[CPU]), CUDA: list(blocks[CUDA])}
+def mark_page(text: str, page: Page, blocks: dict[str, Block], root: Path) -> str:
+    """The page's HTML with its trace blocks and code blocks marked up (see the module docstring).
+
+    Each block is found by its identifier (shared/block_ids.py). An output block the build did
+    not write, one whose text is not what its code printed, or one that is missing, fails the
+    build: a page never goes out with its traces silently left plain."""
+    sources = {line.source for b in blocks.values() for line in b.trace_map.lines if line.source}
+    code = {block_ids.code_block(k): inc for k, inc in enumerate(page.includes)}
+    written = {block_ids.output_block(k, device) for k, inc in enumerate(page.includes) for device in (CPU, CUDA)}
+    seen: set[str] = set()
     anchors: set[str] = set()
 
-    def change(classes: set[str], tag: str, body: str):
-        if "exec-output" in classes:
-            device = CUDA if "exec-cuda" in classes else CPU
-            return mark_output(tag, body, pending[device].pop(0), anchors) if pending[device] else None
-        if "language-python" in classes and code_includes:
-            new = mark_code(body, code_includes.pop(0), sources, anchors, root)
-            return (tag, new) if new is not None else None
+    def change(pre: Pre):
+        ident = pre.wrapper_attr(block_ids.ATTRIBUTE)
+        if "exec-output" in pre.classes:
+            if ident not in written:
+                raise PluginError(f"{page.path}: an output block that the build did not write (a fence with the "
+                                  f"class exec-output, {_shown(pre)}): printed output comes only from running the code")
+            seen.add(ident)
+            block = blocks.get(ident)  # None: recorded CUDA output, which has no trace map
+            return mark_output(pre.tag, pre.content, block, anchors, lambda: _where(page, block.include)) if block else None
+        if ident in code:
+            seen.add(ident)
+            return mark_code(pre.tag, pre.content, code[ident], sources, anchors, root, lambda: _where(page, code[ident]))
         return None
 
-    return each_pre(text, change)
+    marked = each_pre(text, change)
+    for ident in [*blocks, *code]:
+        if ident not in seen:
+            inc = blocks[ident].include if ident in blocks else code[ident]
+            kind = "output" if ident in blocks else "code"
+            raise PluginError(f"{_where(page, inc)}: its {kind} block ({block_ids.attribute(ident)}) is not in the "
+                              f"page's HTML; something between the Markdown and the HTML dropped it or its identifier")
+    return marked
+
+
+def _where(page: Page, inc: Include) -> str:
+    """The page, the include's sections and where the first starts, for messages."""
+    names = ", ".join(s.name for s in inc.sections)
+    first = inc.sections[0]
+    return f"{page.path}: section '{names}' ({first.path}:{first.start_line})"
+
+
+def _shown(pre: Pre) -> str:
+    """The first line of a block's text, for a message."""
+    first = _text(tree(pre.content)).strip("\n").split("\n")[0]
+    return f"first line {first[:60]!r}"
 
 
 def mark_notebook(text: str, cells: list[tuple[str, TraceMap]]) -> str:
     """A rendered notebook with the standard output of its cells marked up (cells: stdout, map)."""
     pending = [Block(None, stdout.rstrip("\n"), trace_map) for stdout, trace_map in cells]
 
-    def change(classes: set[str], tag: str, body: str):
-        if "jp-OutputArea-output" not in classes or not pending:
+    def change(pre: Pre):
+        if "jp-OutputArea-output" not in pre.classes or not pending:
             return None
-        shown = _text(tree(body)).rstrip("\n")
+        shown = _text(tree(pre.content)).rstrip("\n")
         for k, block in enumerate(pending):
             if block.output == shown:
                 del pending[:k + 1]
-                return mark_output(tag, body, block, set())
+                return mark_output(pre.tag, pre.content, block, set())
         return None
 
     return each_pre(text, change)
@@ -173,15 +205,24 @@ def _line_starts(text: str) -> list[int]:
 
 
 # -- code blocks: an id on each line a trace points to ---------------------------------------------------
-def mark_code(body: str, inc: Include, sources: set[str], anchors: set[str], repo: Path) -> str | None:
-    """Wrap each line of an include's code block that a trace line points to, with an id."""
+def mark_code(tag: str, body: str, inc: Include, sources: set[str], anchors: set[str], repo: Path,
+              where_for_errors=None) -> tuple[str, str] | None:
+    """Wrap each line of an include's code block that a trace line points to, with an id.
+
+    A block whose text is not the include's code fails the build (``where_for_errors()`` names
+    the page and the section); without it, such a block is left as it is."""
     where = code_lines(repo, inc)
     if not sources.intersection(f"{path}:{number}" for path, number in where):
         return None
     root = tree(body)
     text = _text(root)
     shown = inc.code.strip("\n")
-    if text.rstrip("\n") != shown or not where:
+    if text.rstrip("\n") != shown:
+        if where_for_errors is not None:
+            raise PluginError(f"{where_for_errors()}: its code block in the page's HTML does not show the section's "
+                              f"code, so its lines cannot be linked from the traces")
+        return None
+    if not where:
         return None
     lead = len(inc.code) - len(inc.code.lstrip("\n"))  # blank lines Pygments drops at the start
     where = where[lead:]
@@ -200,16 +241,18 @@ def mark_code(body: str, inc: Include, sources: set[str], anchors: set[str], rep
             wrap(root, starts[k], end - 1, opening, "</span>")
             anchors.add(ident)
             changed = True
-    return root.html() if changed else None
+    return (tag, root.html()) if changed else None
 
 
 # -- output blocks ------------------------------------------------------------------------------------------
-def mark_output(tag: str, body: str, block: Block, anchors: set[str]) -> tuple[str, str] | None:
+def mark_output(tag: str, body: str, block: Block, anchors: set[str], where_for_errors=None) -> tuple[str, str] | None:
     """A ``<pre>`` of printed output with its trace lines mapped: its start tag and content.
 
     The text stays as printed (with its source comments linked); the block's element gets the
     line map (``data-lines``) that thunder-traces.js marks the lines and names up from, when
-    the block first comes into view or gets the focus."""
+    the block first comes into view or gets the focus. A block whose text is not what was
+    printed fails the build (``where_for_errors()`` names the page and the section); without
+    it, such a block is left as it is."""
     trace_map = block.trace_map
     stepper = block.include is not None and "stepper" in block.include.options and trace_map.walks
     if not trace_map.lines and not stepper:
@@ -217,6 +260,9 @@ def mark_output(tag: str, body: str, block: Block, anchors: set[str]) -> tuple[s
     root = tree(body)
     text = _text(root)
     if text.rstrip("\n") != block.output:
+        if where_for_errors is not None:
+            raise PluginError(f"{where_for_errors()}: its output block in the page's HTML does not hold what the "
+                              f"code printed, so its trace lines cannot be mapped")
         return None
     starts = _line_starts(text)
     lines = [x for x in trace_map.lines if x.line < len(starts)]
