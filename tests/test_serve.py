@@ -2,6 +2,7 @@
 each edit converts only the edited page again (thunder-buildcache), and the server serves the
 edited page with what changed."""
 
+import contextlib
 import queue
 import re
 import socket
@@ -97,6 +98,37 @@ def test_serve_reuses_and_reexecutes_only_what_changed(throwaway, tmp_path):
         assert "pages: 1 reused, 1 made" in log
         shown = re.sub(r"<[^>]+>", "", get(url))  # the page's text: code and output
         assert "x = 2" in shown and "x is 2" in shown
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_serve_accepting_output_settles_after_one_rebuild(throwaway, tmp_path):
+    """With update_approved on (THUNDER_DOCS_UPDATE=true), a build writes the approved file only
+    when its text changes. Serve watches snippets/: a snippet edit rebuilds, that build writes the
+    new approved output, which starts one more rebuild; that one writes nothing, and the server
+    stays idle (it rebuilt without end when every build wrote the file again)."""
+    throwaway.write({"docs/one.md": page("one"), "snippets/one.py": snippet(1)},
+                    exec_options={"approve": True, "update_approved": True})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{free_port()}"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=mkdocs_env(),
+    )
+    lines = reader(proc)
+    approved = tmp_path / "snippets" / "approved" / "cpu" / "one.txt"
+    try:
+        next_build_log(lines, end="Documentation built in")
+        served_at(lines)
+        time.sleep(1)
+        (tmp_path / "snippets" / "one.py").write_text(snippet(2))
+        next_build_log(lines)
+        assert "=== section: b ===\nx is 2" in approved.read_text()
+        seen, deadline = [], time.monotonic() + 12  # the watcher polls every half second
+        while time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                seen.append(lines.get(timeout=0.5))
+        rebuilds = sum("Reloading browsers" in line for line in seen)
+        assert rebuilds <= 1, f"{rebuilds} rebuilds in 12 s after the edit's build:\n" + "".join(seen)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
