@@ -268,7 +268,7 @@ def test_a_copy_of_the_checkout_in_another_folder_reuses_the_caches(built_site, 
     """The session's build filled .cache/; a copy of the checkout elsewhere, with that cache,
     reuses every page, API entry and section output."""
     copy = tmp_path / "elsewhere"
-    ignore = shutil.ignore_patterns(".git", "site", "site.partial", "screenshots", "__pycache__")
+    ignore = shutil.ignore_patterns(".git", "site", "site.partial*", "screenshots", "__pycache__")
     shutil.copytree(ROOT, copy, ignore=ignore, symlinks=True)
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "s")],
                           cwd=copy, capture_output=True, text=True, timeout=900, env=mkdocs_env())
