@@ -149,7 +149,8 @@ def pytest_terminal_summary(terminalreporter):
 
 
 # -- throwaway sites ------------------------------------------------------------------------------
-EXTENSIONS = ["admonition", "pymdownx.snippets", "pymdownx.superfences", {"pymdownx.tabbed": {"alternate_style": True}}]
+EXTENSIONS = ["admonition", "attr_list", "pymdownx.snippets", "pymdownx.superfences",
+              {"pymdownx.tabbed": {"alternate_style": True}}]
 
 
 @dataclass

@@ -33,6 +33,7 @@ plugins:
       mermaid_js: {ROOT / "node_modules/mermaid/dist/mermaid.min.js"}
       package_json: {ROOT / "package.json"}
 markdown_extensions:
+  - attr_list
   - pymdownx.superfences:
       custom_fences:
         - name: mermaid

@@ -217,3 +217,12 @@ def test_a_cache_folder_that_cannot_be_used_fails_at_once_naming_it(throwaway):
     assert ("thunder-exec: the cache folder .cache/thunder-docs cannot be used: .cache is a file, not a folder "
             "(its cache_dir option in mkdocs.yml)") in log
     assert "Traceback" not in log and "thunder-exec: executed" not in log  # no page ran
+
+
+def test_a_site_without_attr_list_fails_naming_it(throwaway):
+    """Output blocks carry their identifier as an attribute, which only attr_list passes on."""
+    site(throwaway, "# Page\n")
+    yml = (throwaway.folder / "mkdocs.yml").read_text().replace("- attr_list\n", "")
+    (throwaway.folder / "mkdocs.yml").write_text(yml)
+    log = throwaway.failed_build()
+    assert "thunder-exec: needs the attr_list Markdown extension (markdown_extensions in mkdocs.yml)" in log

@@ -31,8 +31,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def check_hooks() -> None:
+    """Switch off each hook whose Thunder or torch code changed since it was verified (one warning
+    each, shared/hooks.py); the capture and the collector read the result from the environment."""
+    from thunder_docs.shared import hooks
+
+    broken = hooks.installed_check()
+    for problem in broken:
+        _progress(f"warning: {problem.message()}")
+    os.environ.update(hooks.off_env(broken))
+
+
 def run(script: Path, args: list[str]) -> tuple[object, str | None, int]:
     """Run the script under the collector: what it compiled, its traceback (or None), its exit code."""
+    check_hooks()
     _progress("importing thunder")
     import thunder  # noqa: F401  (imported before the script, so its thunder.jit is the noting one)
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
+
+from thunder_docs.shared import hooks
 
 
 @dataclass
@@ -85,9 +87,10 @@ def collecting(progress: Callable[[str], None]):
         progress("a ThunderFX backend (ThunderCompiler) was made")
 
     noting_jit.__doc__, noting_jit.__name__ = jit.__doc__, jit.__name__
-    thunder.jit, ThunderCompiler.__init__ = noting_jit, noting_init
+    if not hooks.is_off("explain-compiled"):  # off: nothing is noted, and the explorer says so
+        thunder.jit, ThunderCompiler.__init__ = noting_jit, noting_init
     try:
-        with _noting_answers(found):
+        with _noting_answers(found) if not hooks.is_off("explain-declined") else nullcontext():
             yield found
     finally:
         thunder.jit, ThunderCompiler.__init__ = jit, init
@@ -132,7 +135,7 @@ def _noting_answers(found: Collected):
 
 def _compilation_being_made(frame) -> Any:
     """The list of computation traces that ``thunder.jit`` is filling while this frame runs (a
-    local of ``thunder.__init__``'s ``get_computation_and_inputs``; the cache entry keeps that
+    local of ``thunder.__init__``'s ``apply_transforms_and_build_cache_entry``; the cache entry keeps that
     list). The forward and the backward are executed as one joint trace, so one list serves both."""
     while frame is not None:
         if frame.f_globals.get("__name__") == "thunder" and "computation_traces" in frame.f_locals:

@@ -11,12 +11,13 @@ traces that run.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from thunder_docs.explain.collect import Asked, Collected
-from thunder_docs.page.capture import Recorder
+from thunder_docs.page.capture import Recorder, UnmappedTraces
 from thunder_docs.page.normalize import normalize
 from thunder_docs.shared.trace_map import TraceMap
 
@@ -105,7 +106,11 @@ class _Printer:
         self.buffer += text.encode()
         if walk is not None and len(walk) > 1 and sum(len(t.bound_symbols) for t in walk) <= STEPPER_LIMIT:
             self.recorder.lists = [walk]
-        trace_map = self.recorder.finish(bytes(self.buffer))
+        try:
+            trace_map = self.recorder.finish(bytes(self.buffer))
+        except UnmappedTraces as unmapped:  # the page shows this trace plain, and the terminal says why
+            print(f"thunder-explain: warning: {title}: {str(unmapped).splitlines()[0]}", file=sys.stderr)
+            trace_map = TraceMap()
         return Block(title, normalize(text, self.root).rstrip("\n"), trace_map, stepper=bool(trace_map.walks))
 
 

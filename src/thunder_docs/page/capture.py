@@ -21,6 +21,7 @@ printed trace by trace, as ``print(trc)`` prints it, for the pass stepper.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import traceback
@@ -43,6 +44,7 @@ from thunder_docs.page.lines import (
     signature,
 )
 from thunder_docs.page.normalize import normalize
+from thunder_docs.shared import hooks
 from thunder_docs.shared.trace_map import Line, Step, Trace, TraceMap, Walk
 
 
@@ -69,8 +71,9 @@ class Recorder:
 
     # -- wrapping ----------------------------------------------------------------------------
     def install(self) -> bool:
-        """Wrap the printers once Thunder is imported (a page without Thunder has no traces)."""
-        if self.installed or "thunder" not in sys.modules:
+        """Wrap the printers once Thunder is imported (a page without Thunder has no traces), unless
+        the hook is off (shared/hooks.py: Thunder's printers changed since it was verified)."""
+        if self.installed or "thunder" not in sys.modules or hooks.is_off("capture"):
             return self.installed
         import thunder
         from thunder.core.symbol import BoundSymbol
@@ -146,12 +149,16 @@ class Recorder:
         self.install()
         self.recordings, self.lists = [], []
 
-    def finish_file(self, out: Path) -> tuple[TraceMap, str]:
-        """The map of the section's output file, and a problem to report (the page builds without a map)."""
+    def finish_file(self, out: Path) -> TraceMap:
+        """The map of the section's output file. A map that cannot be made raises UnmappedTraces:
+        the page must not go out with its traces plain while the build says nothing."""
         try:
-            return self.finish(out.read_bytes()), ""
-        except Exception:  # a map that cannot be made must not fail the page; the log says why
-            return TraceMap(), "thunder-exec: could not map the printed traces:\n" + traceback.format_exc()
+            return self.finish(out.read_bytes())
+        except UnmappedTraces:
+            raise
+        except Exception as error:
+            raise UnmappedTraces("could not map the printed traces to their bound symbols: "
+                                 f"{type(error).__name__}: {error}\n{traceback.format_exc()}") from None
 
     def finish(self, stdout: bytes) -> TraceMap:
         """The map of the output of the section that just ran, from what it printed (raw bytes)."""
@@ -168,6 +175,7 @@ class Recorder:
             rec.printed = max(0, stdout[:rec.printed].count(b"\n") - lead)
         matches = match_lines(out, recordings, self._norm)
         trace_map = self._map(out, recordings, matches)
+        _check_mapped(out, recordings, trace_map)
         walk = self._walk(lists)
         return TraceMap(trace_map.traces, trace_map.lines, (walk,) if walk else ())
 
@@ -238,6 +246,27 @@ class Recorder:
                     self._trace(rec, [info for _, info in shown]))
 
 
+class UnmappedTraces(Exception):
+    """The section printed a trace, and none of its lines could be mapped to a bound symbol."""
+
+
+def _check_mapped(out: list[str], recordings: list[Recording], trace_map: TraceMap) -> None:
+    """Fail when the output shows a trace (its signature line and the line after it, as a
+    recording of it has them) and no printed line maps to a bound symbol: the capture no longer
+    understands Thunder's printer, and the page would show plain text."""
+    if any(line.kind == "op" for line in trace_map.lines):
+        return
+    pairs = set(itertools.pairwise(out))
+    for rec in recordings:
+        if rec.trace is None:
+            continue
+        for k, line in enumerate(rec.norm[:-1]):
+            if line.startswith("def ") and (line, rec.norm[k + 1]) in pairs:
+                raise UnmappedTraces(f"printed a trace ({line.strip()!r} and the line after it are in the output), "
+                                     "and no line of it maps to a bound symbol: page/capture.py no longer follows "
+                                     "how Thunder prints a trace")
+
+
 def _printed() -> int:
     """Bytes written to standard output so far (the section's output goes to a file)."""
     try:
@@ -248,17 +277,20 @@ def _printed() -> int:
 
 
 # -- in a notebook's kernel ------------------------------------------------------------------------------
-def kernel_setup_code(root: Path, out: Path) -> str:
+def kernel_setup_code(root: Path, out: Path, hooks_env: dict[str, str]) -> str:
     """Code the build runs silently in a notebook's kernel before its cells: each cell's trace map
-    is appended to ``out`` (one JSON line per cell that printed trace lines)."""
-    return f"from thunder_docs.page.capture import _kernel_setup; _kernel_setup({str(root)!r}, {str(out)!r})"
+    is appended to ``out`` (one JSON line per cell that printed trace lines); ``hooks_env`` says
+    which hooks are off (shared/hooks.py)."""
+    return (f"from thunder_docs.page.capture import _kernel_setup; "
+            f"_kernel_setup({str(root)!r}, {str(out)!r}, {hooks_env!r})")
 
 
-def _kernel_setup(root: str, out: str) -> None:
+def _kernel_setup(root: str, out: str, hooks_env: dict[str, str]) -> None:
     import json
 
     from IPython import get_ipython
 
+    os.environ.update(hooks_env)
     printed: list[bytes] = []
     recorder = Recorder(Path(root), printed=lambda: sum(map(len, printed)), normalized=False)
 

@@ -16,6 +16,8 @@ import linecache
 import re
 import weakref
 
+from thunder_docs.shared import hooks
+
 _MODULES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # "<eval_with_key>.N" -> module
 _ASSIGNS = re.compile(r"^\s*(\w+)\s*(?::[^=]+)?=(?!=)")  # "    cos = y.cos();  y = None" -> cos
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
@@ -23,9 +25,10 @@ _installed = False
 
 
 def install() -> None:
-    """Note every GraphModule's code name from now on (once per process)."""
+    """Note every GraphModule's code name from now on (once per process), unless the hook is off
+    (shared/hooks.py: torch's GraphModule.recompile changed since it was verified)."""
     global _installed
-    if _installed:
+    if _installed or hooks.is_off("fx-sources"):
         return
     from torch.fx import GraphModule
 

@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 from thunder_docs.page import processes
-from thunder_docs.page.capture import Recorder
+from thunder_docs.page.capture import Recorder, UnmappedTraces
 from thunder_docs.page.protocol import Ready, SectionDone, SectionFailed
 from thunder_docs.shared.sections import Section
 
@@ -54,8 +54,13 @@ def run_page(conn, root: str, sections: list[Section], tmp: str, env: dict[str, 
         if error is not None or index == len(sections) - 1:
             processes.end_descendants()  # before the build reads the last output: nothing writes to it now
         if error is None:
-            traces, problem = recorder.finish_file(capture.out)
-            conn.send(SectionDone(seconds, capture.stderr + problem, graphs=drawn, traces=traces))
+            try:
+                traces = recorder.finish_file(capture.out)
+            except UnmappedTraces as unmapped:
+                conn.send(SectionFailed(seconds, capture.stderr, section.start_line, str(unmapped).split("\n")[0],
+                                        str(unmapped)))
+                break
+            conn.send(SectionDone(seconds, capture.stderr, graphs=drawn, traces=traces))
             continue
         conn.send(SectionFailed(seconds, capture.stderr, _innermost_line(error, path) or section.start_line,
                                 "".join(traceback.format_exception_only(error)).strip(),

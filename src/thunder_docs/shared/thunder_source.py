@@ -85,17 +85,24 @@ def _tree(file: Path) -> ast.Module:
     return ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
 
 
-def span(path: str, name: str) -> tuple[int, int]:
-    """First and last line of the object ``name`` in Thunder's file ``path``, by ``ast``."""
-    file = source_file(path)
+def definition(file: Path, name: str) -> ast.stmt | None:
+    """The statement that defines ``name`` (``f``, ``Class.method``, ``outer.inner``) in a Python
+    file, by ``ast``; None when it defines no such name."""
     body: list[ast.stmt] = _tree(file).body
     node: ast.stmt | None = None
     for part in name.split("."):
         node = _find(body, part)
         if node is None:
-            raise SourceError(f"{path} has no object '{name}' in Thunder {thunder_version()}")
+            return None
         body = getattr(node, "body", [])
-    assert node is not None
+    return node
+
+
+def span(path: str, name: str) -> tuple[int, int]:
+    """First and last line of the object ``name`` in Thunder's file ``path``, by ``ast``."""
+    node = definition(source_file(path), name)
+    if node is None:
+        raise SourceError(f"{path} has no object '{name}' in Thunder {thunder_version()}")
     decorators = getattr(node, "decorator_list", [])
     start = min([node.lineno, *(d.lineno for d in decorators)])
     return start, node.end_lineno or node.lineno

@@ -37,11 +37,12 @@ class Execution:
     max_output_chars: int = 100_000
     stats: list[ExecutionStats] = field(default_factory=list)
     stderr: StderrLog | None = None  # where sections' and kernels' stderr go
+    hooks_env: dict[str, str] = field(default_factory=dict)  # which hooks are off (shared/hooks.py), for the pages
 
     def pages(self, pages: list[Page], device: str) -> None:
         """Results of ``pages`` on ``device`` into the site model; a failure raises PluginError."""
         jobs = [self._job(page, device) for page in pages]
-        context = {**fingerprint(device if device == CPU else self.machine), "machine": self.machine}
+        context = {**fingerprint(device if device == CPU else self.machine), "machine": self.machine, **self.hooks_env}
         keys = {page.path: section_keys(page.sections, context, page.section_options) for page in pages}
         to_run = []
         for job in jobs:
@@ -81,7 +82,7 @@ class Execution:
 
     def _job(self, page: Page, device: str) -> PageJob:
         timeout = float(page.meta.get("exec_timeout", self.timeout))
-        env = {} if device == CPU else {"THUNDER_DOCS_DEVICE": device}
+        env = {**self.hooks_env, **({} if device == CPU else {"THUNDER_DOCS_DEVICE": device})}
         graphs = {inc.sections[-1].name: inc.graphs for inc in page.includes if inc.graphs}
         return PageJob(page.path, page.sections, timeout, self.max_output_chars, env, graphs)
 
@@ -92,7 +93,7 @@ class Execution:
             started = time.perf_counter()
             try:
                 copy, ran, kernel_stderr = executed_copy(notebook.abs_path, notebook.path, self.site.root,
-                                                         self.cache.directory, context, self.timeout)
+                                                         self.cache.directory, context, self.timeout, self.hooks_env)
             except NotebookError as error:
                 raise PluginError(f"thunder-exec: {error}") from None
             self.stderr.add(notebook.path, [("kernel", kernel_stderr)])

@@ -34,19 +34,20 @@ def notebook_key(source: bytes, context: dict) -> str:
 
 
 def executed_copy(path: Path, shown: str, root: Path, cache_dir: Path, context: dict,
-                  timeout: float) -> tuple[Path, bool, str]:
+                  timeout: float, hooks_env: dict[str, str] | None = None) -> tuple[Path, bool, str]:
     """The path of an executed copy of a notebook, whether it was executed just now, and what
-    its kernel wrote to stderr then."""
-    key = notebook_key(path.read_bytes(), context)
+    its kernel wrote to stderr then (``hooks_env``: which hooks are off, shared/hooks.py)."""
+    hooks_env = hooks_env or {}
+    key = notebook_key(path.read_bytes(), {**context, **hooks_env})
     target = cache_dir / NB_DIR / key / path.name  # same file name: mkdocs-jupyter matches on it
     if target.is_file():
         return target, False, ""
-    executed, stderr = execute(path, shown, root, timeout)
+    executed, stderr = execute(path, shown, root, timeout, hooks_env)
     write_atomic(target, executed)
     return target, True, stderr
 
 
-def execute(path: Path, shown: str, root: Path, timeout: float) -> tuple[str, str]:
+def execute(path: Path, shown: str, root: Path, timeout: float, hooks_env: dict[str, str] | None = None) -> tuple[str, str]:
     """The executed notebook, and what its kernel wrote to stderr (kept off the terminal)."""
     import nbformat
     from jupyter_client import KernelManager
@@ -67,7 +68,7 @@ def execute(path: Path, shown: str, root: Path, timeout: float) -> tuple[str, st
         async def record_traces(notebook):
             """Before the first cell, silently (no execution count): map each cell's printed traces."""
             reply = await client.async_wait_for_reply(
-                client.kc.execute(kernel_setup_code(root, maps), silent=True, store_history=False))
+                client.kc.execute(kernel_setup_code(root, maps, hooks_env or {}), silent=True, store_history=False))
             if reply is None or reply["content"]["status"] != "ok":
                 raise NotebookError(f"{shown}: could not set up the trace capture in the kernel: {reply}")
 

@@ -37,6 +37,7 @@ from thunder_docs.plugins.exec.notebook_page import fix_appended_style
 from thunder_docs.plugins.exec.render import insert_outputs
 from thunder_docs.plugins.exec.runner import Runner
 from thunder_docs.plugins.exec.stderr_log import StderrLog
+from thunder_docs.shared import hooks
 from thunder_docs.shared.files import UnusableFolder, usable_folder
 from thunder_docs.shared.model import Site, build_site, folder_of
 from thunder_docs.shared.results import CPU, CUDA, BuildStats
@@ -70,6 +71,9 @@ class ExecPlugin(BasePlugin[ExecConfig]):
         self.root = folder_of(config)
         self.site, self.stats = None, BuildStats()
         _check_cache_folders(config, self.root)
+        if "attr_list" not in config.markdown_extensions:
+            raise PluginError("thunder-exec: needs the attr_list Markdown extension (markdown_extensions in mkdocs.yml): "
+                              "each output block carries its identifier as an attribute (shared/block_ids.py)")
         snippets = config.mdx_configs.setdefault("pymdownx.snippets", {})
         snippets["base_path"] = [str(self.root)]
         snippets["check_paths"] = True
@@ -98,10 +102,14 @@ class ExecPlugin(BasePlugin[ExecConfig]):
         if not self.config.execute:
             log.warning("execution is off; pages show no output")
             return files
+        broken = hooks.installed_check()
+        for problem in broken:  # --strict fails on it: the site would go out without what the hook gives
+            log.warning(problem.message())
         execution = Execution(self.site, self.runner, OutputCache(self.root / self.config.cache_dir),
                               self.machine, self.config.cache, self.config.jobs, float(self.config.timeout),
                               self.config.max_output_chars, self.stats.runs,
-                              StderrLog(self.root / (self.config.stderr_log or f"{self.config.cache_dir}/stderr.log"), self.root))
+                              StderrLog(self.root / (self.config.stderr_log or f"{self.config.cache_dir}/stderr.log"), self.root),
+                              hooks.off_env(broken))
         # Notebooks run in their own kernel, alongside the pages' workers.
         with ThreadPoolExecutor(max_workers=1) as pool:
             notebooks = pool.submit(execution.notebooks)
