@@ -7,7 +7,7 @@ from dataclasses import fields
 import pytest
 
 from conftest import mkdocs_env
-from thunder_docs.plugins.exec.cache import CachedOutput, OutputCache, fingerprint, section_keys
+from thunder_docs.plugins.exec.cache import PAGE_CODE, CachedOutput, OutputCache, fingerprint, section_keys
 from thunder_docs.shared.exec_options import ExecOptions, parse_exec_options
 from thunder_docs.shared.sections import Section
 from thunder_docs.shared.trace_map import TraceMap
@@ -172,20 +172,20 @@ def test_warm_build_imports_neither_torch_nor_thunder(throwaway, tmp_path):
 
 
 def test_editing_the_code_that_runs_a_page_changes_every_section_key(tmp_path, monkeypatch):
-    """Each module of the page's process (page/), the runner that starts it and reads its output,
-    and the shared types its messages carry: an edit to any of them runs the sections again."""
+    """Each module that a page's process imports (derived from the imports: shared/code_digest.py),
+    and the runner that starts it: an edit to any of them runs the sections again."""
     import shutil
 
-    from thunder_docs.shared import files
+    from thunder_docs.shared import code_digest
 
     copy = tmp_path / "thunder_docs"
-    shutil.copytree(files.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(files, "PACKAGE", copy)
+    shutil.copytree(code_digest.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(code_digest, "PACKAGE", copy)
     sections = [Section("snippets/a.py", "a", 1, "x = 1\n")]
     before = section_keys(sections, fingerprint("cpu", {}, {"thunder": "0.2.6"}))
-    modules = [*sorted(p.relative_to(copy).as_posix() for p in (copy / "page").glob("*.py")),
-               "plugins/exec/runner.py", "shared/trace_map.py", "shared/sections.py"]
-    assert "page/worker.py" in modules and "page/preload.py" in modules
+    modules = [p.relative_to(copy).as_posix() for p in code_digest.module_files(*PAGE_CODE)]
+    assert {"page/worker.py", "page/preload.py", "page/capture.py", "shared/trace_map.py", "shared/sections.py",
+            "shared/hooks.py"} <= set(modules)
     for module in modules:
         path = copy / module
         text = path.read_text()

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 from conftest import mkdocs_env
 
@@ -129,6 +130,42 @@ def test_serve_accepting_output_settles_after_one_rebuild(throwaway, tmp_path):
                 seen.append(lines.get(timeout=0.5))
         rebuilds = sum("Reloading browsers" in line for line in seen)
         assert rebuilds <= 1, f"{rebuilds} rebuilds in 12 s after the edit's build:\n" + "".join(seen)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_an_edit_of_the_page_code_under_serve_runs_the_edited_code(throwaway, tmp_path):
+    """serve keeps one forkserver, which imported the page code when it started: when that code
+    changes, the page processes start again from a new one, so what a page prints comes from the
+    code its cache key names. The package is a copy, first on the server's path, edited while it serves."""
+    import shutil
+
+    import thunder_docs
+
+    package = tmp_path / "src" / "thunder_docs"
+    shutil.copytree(Path(thunder_docs.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    shown = '# --8<-- [start:a]\nprint("edited:", globals().get("EDITED", False), {value})\n# --8<-- [end:a]\n'
+    throwaway.write({"docs/one.md": '# One\n\n```python\n--8<-- "snippets/one.py:a"\n```\n',
+                     "snippets/one.py": shown.format(value=1)}, exec_options={})
+    env = mkdocs_env(PYTHONPATH=str(tmp_path / "src"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{free_port()}"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )
+    lines = reader(proc)
+    try:
+        next_build_log(lines, end="Documentation built in")
+        url = served_at(lines) + "one/"
+        assert "edited: False 1" in re.sub(r"<[^>]+>", "", get(url))
+        worker = package / "page" / "worker.py"
+        namespace = 'namespace: dict = {"__name__": "__main__", "__builtins__": __builtins__}'
+        worker.write_text(worker.read_text().replace(namespace, namespace[:-1] + ', "EDITED": True}'))
+        time.sleep(1)
+        (tmp_path / "snippets" / "one.py").write_text(shown.format(value=2))
+        log = next_build_log(lines)
+        assert "the page code changed: the page processes start again with it" in log, log
+        assert "edited: True 2" in re.sub(r"<[^>]+>", "", get(url))
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -14,8 +14,6 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
-PACKAGE = Path(__file__).parent.parent  # src/thunder_docs
-
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path``, then rename it into place.
@@ -140,19 +138,6 @@ def unframed_digest(text: str) -> str:
     """The SHA-256 of one text, without ``digest``'s length framing: only for names that committed
     files already carry (the drawings in diagrams/), which hashing them anew would rename."""
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def code_digest(*paths: str) -> str:
-    """The code a cached result depends on: modules and folders of this package, by path inside it
-    (``"shared/trace_map.py"``, ``"page"``: every module of a folder, its subfolders too)."""
-    files = []
-    for path in paths:
-        where = PACKAGE / path
-        found = sorted(where.rglob("*.py")) if where.is_dir() else [where]
-        if not found or not all(f.is_file() for f in found):
-            raise FileNotFoundError(f"code_digest: no module at {path}")
-        files += found
-    return digest(*(part for f in files for part in (f.relative_to(PACKAGE).as_posix(), f.read_bytes())))
 
 
 def portable(text: str, root: Path) -> str:

@@ -47,8 +47,9 @@ from mkdocs.structure.pages import log as pages_log
 
 from thunder_docs.plugins.buildcache.messages import Messages
 from thunder_docs.plugins.buildcache.wrapping import replace_attribute, wrapped
+from thunder_docs.shared.code_digest import loaded_digest
 from thunder_docs.shared.contracts import Contract
-from thunder_docs.shared.files import JsonStore, code_digest, digest, portable, stable
+from thunder_docs.shared.files import JsonStore, digest, portable, stable
 from thunder_docs.shared.model import folder_of
 from thunder_docs.shared.versions import distribution_version, engine_distribution
 
@@ -91,7 +92,7 @@ class PageCache:
                                          config.use_directory_urls, autorefs.config if autorefs is not None else None]),
                                 sort_keys=True, default=str), self.root),
             json.dumps(sorted((f.src_uri, f.url, f.dest_uri, f.inclusion.name) for f in files)),
-            code_digest("plugins/diagrams/fences.py", "plugins/buildcache/page_cache.py", "plugins/buildcache/messages.py"))
+            loaded_digest("thunder_docs.plugins.buildcache.page_cache", "thunder_docs.plugins.diagrams.fences"))
         self.recording: _Recording | None = None  # the conversion under way, while one is
         self.hits = self.misses = self.skipped = 0
 

@@ -31,8 +31,9 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from thunder_docs.plugins.cite.config import CitationsConfig
+from thunder_docs.shared.code_digest import loaded_digest
 from thunder_docs.shared.fences import iter_fences
-from thunder_docs.shared.files import JsonStore, code_digest, digest
+from thunder_docs.shared.files import JsonStore, digest
 from thunder_docs.shared.model import folder_of
 from thunder_docs.shared.thunder_source import REPOSITORY, SourceError, source_file, span, thunder_version
 
@@ -132,6 +133,6 @@ class CitationsPlugin(BasePlugin[CitationsConfig]):
             return render(markdown, page.file.src_uri)
         # Line ranges depend on Thunder's installed source: its version, and the resolving code
         # (with the fence scanner, which says what is left alone).
-        key = digest(thunder_version(), code_digest("plugins/cite", "shared/thunder_source.py", "shared/fences.py"),
+        key = digest(thunder_version(), loaded_digest("thunder_docs.plugins.cite.plugin"),
                      page.file.src_uri, markdown)
         return self.store.remember(key, lambda: render(markdown, page.file.src_uri))

@@ -26,8 +26,9 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 from functools import cache
 
+from thunder_docs.shared.code_digest import digest_of, loaded_digest
 from thunder_docs.shared.exec_options import ExecOptions
-from thunder_docs.shared.files import JsonStore, code_digest, digest
+from thunder_docs.shared.files import JsonStore, digest
 from thunder_docs.shared.results import SectionResult
 from thunder_docs.shared.sections import Section
 from thunder_docs.shared.trace_map import TraceMap
@@ -78,19 +79,31 @@ def relevant_env(environ: dict[str, str] | None = None) -> dict[str, str]:
             if k.startswith(ENV_PREFIXES) and not k.startswith("THUNDER_DOCS_")}
 
 
-def _build_code_digest() -> str:
-    """The code that runs a page and shapes what it printed: the page process's whole folder, the
-    runner that starts it and reads its output, and the shared types its messages carry."""
-    return code_digest("page", "plugins/exec/runner.py", "shared/trace_map.py", "shared/sections.py")
+# The code that runs in a page's process (imported by the forkserver it is forked from).
+PAGE_CODE = ("thunder_docs.page.worker", "thunder_docs.page.preload")
 
 
-def fingerprint(device: str, environ: dict[str, str] | None = None, versions: dict[str, str] | None = None) -> dict:
-    """Everything outside the page's code that a section's output depends on."""
+def page_code_digest() -> str:
+    """The code a page's process would run if it started now, as the files are."""
+    return digest_of(*PAGE_CODE)
+
+
+def _build_code_digest(page_code: str | None = None) -> str:
+    """The code that runs a page and shapes what it printed: the page process's code (``page_code``,
+    the digest of what the running forkserver imported; by default, the files as they are), and the
+    runner that starts it and reads its output, as this process imported it."""
+    return digest(page_code or page_code_digest(), loaded_digest("thunder_docs.plugins.exec.runner"))
+
+
+def fingerprint(device: str, environ: dict[str, str] | None = None, versions: dict[str, str] | None = None,
+                page_code: str | None = None) -> dict:
+    """Everything outside the page's code that a section's output depends on (``page_code``: the
+    digest of the code the page processes run, Runner.page_code)."""
     return {
         "versions": package_versions() if versions is None else versions,
         "device": device,
         "env": relevant_env(environ),
-        "build": _build_code_digest(),
+        "build": _build_code_digest(page_code),
     }
 
 

@@ -42,7 +42,8 @@ class Execution:
     def pages(self, pages: list[Page], device: str) -> None:
         """Results of ``pages`` on ``device`` into the site model; a failure raises PluginError."""
         jobs = [self._job(page, device) for page in pages]
-        context = {**fingerprint(device if device == CPU else self.machine), "machine": self.machine, **self.hooks_env}
+        context = {**fingerprint(device if device == CPU else self.machine, page_code=self.runner.page_code()),
+                   "machine": self.machine, **self.hooks_env}
         keys = {page.path: section_keys(page.sections, context, page.section_options) for page in pages}
         to_run = []
         for job in jobs:

@@ -17,7 +17,8 @@ import tempfile
 from pathlib import Path
 
 from thunder_docs.page.capture import kernel_setup_code
-from thunder_docs.shared.files import code_digest, digest, write_atomic
+from thunder_docs.shared.code_digest import digest_of, loaded_digest
+from thunder_docs.shared.files import digest, write_atomic
 from thunder_docs.shared.trace_map import TraceMap
 
 NB_DIR = "notebooks"
@@ -30,7 +31,8 @@ class NotebookError(Exception):
 
 def notebook_key(source: bytes, context: dict) -> str:
     """The notebook, everything its outputs depend on (context), and the code that executes it."""
-    return digest("notebook", json.dumps(context, sort_keys=True), code_digest("plugins/exec/notebooks.py"), source)
+    return digest("notebook", json.dumps(context, sort_keys=True), loaded_digest("thunder_docs.plugins.exec.notebooks"),
+                  digest_of("thunder_docs.page.capture"), source)  # the capture runs in the kernel: as the files are
 
 
 def executed_copy(path: Path, shown: str, root: Path, cache_dir: Path, context: dict,

@@ -30,6 +30,7 @@ from mkdocs.plugins import get_plugin_logger
 from thunder_docs.page import processes, worker
 from thunder_docs.page.normalize import normalize
 from thunder_docs.page.protocol import Ready, SectionDone, SectionFailed
+from thunder_docs.plugins.exec.cache import page_code_digest
 from thunder_docs.shared.results import SectionResult
 from thunder_docs.shared.sections import Section
 
@@ -37,6 +38,7 @@ _POLL_SECONDS = 0.05
 # The pids of the pages' processes running now, in this process: they share one forkserver.
 _PAGES: set[int] = set()
 _PAGES_LOCK = threading.Lock()
+_forkserver_page_code: str | None = None  # the digest of the page code when the forkserver was last (re)started
 log = get_plugin_logger("thunder-exec")
 
 
@@ -63,6 +65,18 @@ def exit_status(exitcode: int | None) -> str:
     return f"exit code {exitcode}"
 
 
+def _restart_forkserver() -> None:
+    """Stop the forkserver; the next page's process starts a new one, which imports the code anew.
+
+    multiprocessing has no public way to stop it: this calls ``ForkServer._stop``, which CPython's
+    own tests use (3.8 to 3.14), and fails loudly where a Python has none."""
+    stop = getattr(getattr(multiprocessing.forkserver, "_forkserver", None), "_stop", None)
+    if stop is None:
+        raise RuntimeError("thunder-exec: this Python's multiprocessing.forkserver cannot be stopped "
+                           "(no ForkServer._stop): restart mkdocs serve to run the edited page code")
+    stop()
+
+
 class ExecutionError(Exception):
     """A section that raised, ran past its timeout or printed too much."""
 
@@ -79,6 +93,19 @@ class Runner:
     root: Path
     preload: list[str] = field(default_factory=list)
     _context: multiprocessing.context.BaseContext | None = None
+
+    def page_code(self) -> str:
+        """The digest of the code the pages run: the forkserver's. Where the files changed since it
+        was noted (an edit under ``mkdocs serve``: the forkserver, one per process, outlives each
+        build), it is restarted first, so the pages run the code that the cache keys name."""
+        global _forkserver_page_code
+        current = page_code_digest()
+        with _PAGES_LOCK:
+            if _forkserver_page_code is not None and current != _forkserver_page_code:
+                log.info("the page code changed: the page processes start again with it")
+                _restart_forkserver()
+            _forkserver_page_code = current
+        return current
 
     def context(self):
         if self._context is None:

@@ -20,7 +20,8 @@ from mkdocs.structure.pages import Page
 
 from thunder_docs.plugins.lazyhighlight.config import LazyHighlightConfig
 from thunder_docs.plugins.lazyhighlight.defer import NOSCRIPT_STYLE, defer
-from thunder_docs.shared.files import JsonStore, code_digest, digest
+from thunder_docs.shared.code_digest import loaded_digest
+from thunder_docs.shared.files import JsonStore, digest
 from thunder_docs.shared.model import folder_of
 from thunder_docs.shared.page_assets import in_head, with_script
 
@@ -60,4 +61,4 @@ class LazyHighlightPlugin(BasePlugin[LazyHighlightConfig]):
 
 @cache
 def _code_digest() -> str:
-    return code_digest("plugins/lazyhighlight", "shared/html_tree.py", "shared/page_assets.py")
+    return loaded_digest("thunder_docs.plugins.lazyhighlight.plugin")

@@ -24,7 +24,8 @@ from mkdocs.structure.pages import Page
 
 from thunder_docs.plugins.links.config import LinksConfig
 from thunder_docs.plugins.links.html_links import link_headings, link_html
-from thunder_docs.shared.files import JsonStore, code_digest, digest
+from thunder_docs.shared.code_digest import loaded_digest
+from thunder_docs.shared.files import JsonStore, digest
 from thunder_docs.shared.model import folder_of
 from thunder_docs.shared.thunder_source import thunder_version
 
@@ -54,7 +55,7 @@ CSS = """\
 @cache
 def _code_digest() -> str:
     """The linking code and Thunder's version: what a page's linked HTML depends on besides its HTML."""
-    return digest(thunder_version(), code_digest("plugins/links", "shared/html_tree.py", "shared/thunder_source.py"))
+    return digest(thunder_version(), loaded_digest("thunder_docs.plugins.links.plugin"))
 
 
 class LinksPlugin(BasePlugin[LinksConfig]):

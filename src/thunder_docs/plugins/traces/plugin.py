@@ -49,7 +49,8 @@ from thunder_docs.plugins.traces.stepper import (
 )
 from thunder_docs.plugins.traces.walk_files import move_walks
 from thunder_docs.shared import block_ids
-from thunder_docs.shared.files import JsonStore, code_digest, digest
+from thunder_docs.shared.code_digest import loaded_digest
+from thunder_docs.shared.files import JsonStore, digest
 from thunder_docs.shared.html_tree import Node, Pre, each_pre, pre_holds_link, tree, wrap
 from thunder_docs.shared.model import Page, folder_of, site_of
 from thunder_docs.shared.page_assets import with_script, with_stylesheet
@@ -107,8 +108,7 @@ class TracesPlugin(BasePlugin[TracesConfig]):
 @cache
 def _code_digest() -> str:
     """The marking code: what marked-up HTML depends on besides the page and its traces."""
-    return code_digest("plugins/traces", "shared/html_tree.py", "shared/trace_map.py", "shared/sections.py",
-                       "plugins/exec/notebooks.py")
+    return loaded_digest("thunder_docs.plugins.traces.plugin")
 
 
 def _inputs(page: Page, blocks: dict[str, Block], root: Path) -> str:
