@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import hashlib
 import importlib.util
 import json
 import os
@@ -30,6 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from thunder_docs.shared.files import digest
 from thunder_docs.shared.thunder_source import definition
 
 VERIFIED = Path(__file__).with_name("hooks_verified.json")
@@ -129,7 +129,7 @@ def fingerprint(point: str, roots: Mapping[str, Path]) -> str:
             return f"missing: {name} in {path} is not a function"
         node = node.args
     dumped = ast.dump(_without_docstrings(node), include_attributes=False)
-    return hashlib.sha256(dumped.encode()).hexdigest()[:16]
+    return digest(dumped)[:16]
 
 
 # -- the contract -------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def test_diagrams_use_the_same_fences():
 
 def test_no_other_module_scans_fences_or_hashes():
     """One fence scanner (shared/fences.py) and one way to hash (shared/files.py) in the engine."""
-    package = Path(__file__).resolve().parent.parent / "src" / "thunder_docs"
+    package = Path(__file__).resolve().parents[2] / "src" / "thunder_docs"
     modules = {p.relative_to(package).as_posix(): p.read_text(encoding="utf-8") for p in package.rglob("*.py")}
     assert [m for m, text in modules.items() if "`{3,}" in text] == ["shared/fences.py"]
     assert [m for m, text in modules.items() if "import hashlib" in text] == ["shared/files.py"]

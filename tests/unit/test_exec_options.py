@@ -12,7 +12,7 @@ import pytest
 from thunder_docs.shared.exec_options import ExecOptionError, ExecOptions, parse_exec_options, readme_list
 from thunder_docs.shared.sections import find_includes
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DECLARED = fields(ExecOptions)
 
 
