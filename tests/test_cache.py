@@ -53,7 +53,7 @@ def test_versions_change_keys():
 
 @pytest.mark.parametrize("option", [f.name for f in fields(ExecOptions)])
 def test_every_exec_option_is_in_the_key(option):
-    """Each declared option, set as README's example sets it, changes its section's key (and later ones)."""
+    """Each declared option, set as MAINTAINING.md's example sets it, changes its section's key (and later ones)."""
     example = next(f.metadata["example"] for f in fields(ExecOptions) if f.name == option)
     plain = keys([A, B])
     changed = section_keys([A, B], fingerprint("cpu", {}, VERSIONS), [ExecOptions(), parse_exec_options(example)])

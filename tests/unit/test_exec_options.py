@@ -1,4 +1,4 @@
-"""Exec options: declared once (shared/exec_options.py), parsed and checked once, listed in the README.
+"""Exec options: declared once (shared/exec_options.py), parsed and checked once, listed in MAINTAINING.md.
 
 Bad options failing a build, naming the page and the line, are in test_errors.py; an option
 changing a section's cache key is in test_cache.py.
@@ -31,7 +31,7 @@ def test_a_directive_parses_to_typed_values():
 def test_each_option_is_declared_with_a_type_a_default_an_example_and_a_doc(declared):
     assert declared.type in ("str", "bool", "tuple[str, ...]")
     assert isinstance(getattr(ExecOptions(), declared.name), {"str": str, "bool": bool, "tuple[str, ...]": tuple}[declared.type])
-    example = parse_exec_options(declared.metadata["example"])  # the README's example parses ...
+    example = parse_exec_options(declared.metadata["example"])  # the guide's example parses ...
     assert getattr(example, declared.name) != declared.default  # ... and sets this option
     assert example.written() == {declared.name: declared.metadata["example"].partition("=")[2]}
     assert declared.metadata["doc"].endswith(".") and "\n" not in declared.metadata["doc"]
@@ -61,8 +61,8 @@ def test_include_properties_are_views_of_the_options(tmp_path):
     assert (plain.cuda, plain.graphs, plain.output_lang, plain.stepper, plain.options) == (False, [], "text", False, {})
 
 
-def test_the_readme_lists_every_declared_option():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_maintainers_guide_lists_every_declared_option():
+    guide = (ROOT / "MAINTAINING.md").read_text(encoding="utf-8")
     expected = "\n".join(readme_list())
-    assert expected in readme, "README's list of exec options is not the declared one; replace it with:\n" + expected
+    assert expected in guide, "MAINTAINING.md's list of exec options is not the declared one; replace it with:\n" + expected
     assert all(f"`<!-- exec: {f.metadata['example']} -->`" in expected for f in DECLARED)

@@ -1,7 +1,7 @@
 """The exec options of an include: ``<!-- exec: ... -->`` on the line right before its python fence.
 
 Each option is declared once, in :class:`ExecOptions`: its type, its default, an example and
-what it does (README's list of options is this list: tests/test_exec_options.py checks it).
+what it does (MAINTAINING.md's list of options is this list: tests/unit/test_exec_options.py checks it).
 One function, :func:`parse_exec_options`, reads a directive into a frozen ``ExecOptions`` and
 rejects an unknown option, one given twice or a bad value, so no consumer reads a string it
 would have to check. The whole object goes into the section's cache key
@@ -132,7 +132,7 @@ def _value(declared: Field, value: str | None) -> bool | str | tuple[str, ...]:
 
 
 def readme_list(width: int = 95) -> list[str]:
-    """README's list of the options ("Add a page"), made from the declarations."""
+    """MAINTAINING.md's list of the options ("Add a page"), made from the declarations."""
     lines = []
     for f in fields(ExecOptions):
         item = f"`<!-- exec: {f.metadata['example']} -->` {f.metadata['doc']}"

@@ -21,6 +21,6 @@ def with_script(output: str, uri: str, page_url: str) -> str:
 
     The script is deferred: fetched without holding the parser, run after Material's bundle.js
     (deferred too, ``overrides/main.html``) and before ``DOMContentLoaded``. A phone paints
-    sooner, and blocks for less, than with scripts at the end of ``<body>`` (README, "Fast on a
+    sooner, and blocks for less, than with scripts at the end of ``<body>`` (MAINTAINING.md, "Fast on a
     phone")."""
     return output.replace("</body>", f'<script defer src="{get_relative_url(uri, page_url)}"></script>\n</body>', 1)
