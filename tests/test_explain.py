@@ -239,3 +239,29 @@ def test_the_explorers_one_pass_markup_equals_the_sites():
                            SiteBlock(None, block.text, block.trace_map), set())
         assert site is not None
         assert marked_text(block, set()) == site[1], block.title
+
+
+def test_the_note_on_passes_says_what_the_lists_hold():
+    """The explorer's note under each pass table (page.NOTE_PASSES): the computation's "Transform for
+    execution" is not in the list; the step after it, Delete Last Used, holds its result, and, with a
+    backward, the split's forward: the lines from the first get_grad on, the backward's, are gone there."""
+    import thunder
+    import torch
+
+    from thunder_docs.explain.page import NOTE_PASSES
+
+    def f(a, b):
+        return torch.sin(a * b).sum()
+
+    jf = thunder.jit(f)
+    jf(torch.ones(3, requires_grad=True), torch.ones(3)).backward()
+    traces = thunder.last_traces(jf)
+    passes = [str(t.get_provenance()) for t in traces]
+    assert not any("Transform for execution" in p for p in passes)
+    at = next(i for i, p in enumerate(passes) if "Delete Last Used" in p)
+    before = [b.sym.name for b in traces[at - 1].bound_symbols]
+    after = [b.sym.name for b in traces[at].bound_symbols]
+    assert "Grad transform pass" in passes[at - 1] and "get_grad" in before and "get_grad" not in after
+    backward = [b.sym.name for b in thunder.last_backward_traces(jf)[0].bound_symbols]
+    assert "cos" in before[before.index("get_grad"):] and "cos" not in after and "cos" in backward  # moved there
+    assert all(words in NOTE_PASSES for words in ("Delete Last Used", "get_grad", "split into forward and backward"))

@@ -1,6 +1,6 @@
 """The glossary: one line per term on docs/glossary.md, and the same line on hover wherever a
-term appears (abbreviations in includes/abbreviations.md, appended to every page), never
-inside code or printed output."""
+term appears (abbreviations in includes/abbreviations.md, appended to every page; in the tour
+notebook's Markdown cells, marked by thunder-exec), never inside code or printed output."""
 
 import re
 
@@ -56,8 +56,9 @@ def test_every_abbreviation_is_a_glossary_line():
         assert title in definitions, f"*[{form}] is in no glossary entry"
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if p != "docs/glossary.md"])
+@pytest.mark.parametrize("page", [*(p for p in PAGES if p != "docs/glossary.md"), "docs/tour.ipynb"])
 def test_terms_are_marked_in_prose_only(built_site, page):
+    """Every page but the glossary's, the tour notebook's too ("On every page, hovering ...")."""
     html = built_html(built_site, page)
     article = html.select_one("article")
     marked = article.select("abbr")

@@ -63,6 +63,15 @@ def test_printed_trace_links_each_symbol_to_its_source():
     }
 
 
+def test_trace_names_that_are_not_linked_are_the_ones_the_reference_index_names():
+    """docs/reference/index.md: a trace's `ltorch.X`, `prims.X` and `torch.X` link to where Thunder
+    defines X by name; a longer module path, an automatic fallback and a name without a module do not."""
+    html = output_block("t0 = torch.nn.functional.gelu(t)\nt1 = ltorch.histc(t0)\nt2 = torch.histc(t0)\n"
+                        "t3 = torch_div_prim_impl(t1, t2)\nt4 = torch.add(t3, t3)")
+    linked = [a.get_text() for a in BeautifulSoup(link_html(html), "html.parser").select("a")]
+    assert linked == ["torch.add"]
+
+
 def test_a_link_wraps_whole_pygments_tokens():
     linked = link_html(PYTHON)
     # ltorch . add are three spans: the link wraps all three, so the HTML stays nested.

@@ -129,3 +129,23 @@ def test_an_api_name_without_an_entry_fails_the_strict_build(throwaway):
         "api.md": "# API\n\n::: thunder.core.trace.from_trace\n",
     })
     assert "Could not find cross-reference target 'thunder.core.trace.TraceCtx'" in log
+
+
+def test_the_docstring_of_analyze_thunder_splits_reads_as_its_note_says():
+    """reference/dynamo.md leaves this docstring out and says why: its lines have no indentation in
+    common, so none is removed, and Markdown reads a code block that ends just before the first line
+    at column 0, inside `print(f"fwd_trace:`, and the rest as one paragraph."""
+    import markdown
+
+    docstring = thunder_package()["dynamo.report.analyze_thunder_splits"].docstring  # as mkdocstrings reads it
+    sections = docstring.parse("google")
+    assert [s.kind.value for s in sections] == ["text"]
+    lines = [line for line in sections[0].value.splitlines() if line.strip()]
+    assert min(len(line) - len(line.lstrip()) for line in lines) == 0  # no common indentation to remove
+    extensions = ["admonition", "attr_list", "md_in_html", "tables", "pymdownx.details", "pymdownx.highlight",
+                  "pymdownx.superfences", "pymdownx.tabbed"]  # the block-level extensions of mkdocs.yml
+    body = BeautifulSoup(markdown.markdown(sections[0].value, extensions=extensions), "html.parser")
+    blocks = [child for child in body.children if getattr(child, "name", None)]
+    assert [b.name for b in blocks] == ["div", "p"]  # one code block, then one paragraph
+    assert blocks[0].get_text().rstrip().endswith('print(f"fwd_trace:')
+    assert "for nvfusion_report in" in blocks[1].get_text()  # the rest of the example, as text

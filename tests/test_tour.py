@@ -5,9 +5,10 @@ nothing machine-specific; a cell that raises fails the build (shown with throwaw
 import json
 
 import nbformat
+from bs4 import BeautifulSoup
 
 from conftest import DOCS, ROOT, built_html
-from thunder_docs.plugins.exec.notebook_page import fix_appended_style
+from thunder_docs.plugins.exec.notebook_page import fix_appended_style, mark_terms
 
 TOUR = DOCS / "tour.ipynb"
 
@@ -104,3 +105,23 @@ def test_executed_notebook_is_reused_until_it_changes(throwaway):
     changed = throwaway.build()
     assert "docs/tour.ipynb: executed in" in changed.stdout, changed.stdout
     assert "second" in throwaway.html("tour")
+
+
+def test_glossary_terms_in_markdown_cells_get_their_tooltips():
+    """nbconvert's Markdown has no abbreviations: thunder-exec marks the terms of a Markdown cell as
+    the abbr extension marks them on the Markdown pages (whole words, the longest term first), in its
+    text only: never in code, a heading, an existing mark, or outside the Markdown cells."""
+    terms = {"trace": "A record.", "bound symbol": "One operation.", "symbol": "An operation."}
+    cell = ('<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown" data-mime-type="text/markdown">'
+            '<h2 id="t">A trace</h2><p>Each <em>bound symbol</em> of a trace, <code>trace</code>, a '
+            'symbol; traces, <a href="#x">the trace</a>.</p><pre>trace</pre></div>')
+    code_cell = '<div class="jp-CodeCell"><pre>trace = 1</pre><div class="jp-OutputArea">a trace</div></div>'
+    marked = mark_terms(cell + code_cell, terms)
+    html = BeautifulSoup(marked, "html.parser")
+    assert [(a.get_text(), a["title"]) for a in html.select("abbr")] == [
+        ("bound symbol", "One operation."), ("trace", "A record."), ("symbol", "An operation."),
+        ("trace", "A record."),  # in a link's text, as on the Markdown pages
+    ]
+    assert not html.select("h2 abbr, code abbr, pre abbr, .jp-CodeCell abbr")
+    assert html.get_text() == BeautifulSoup(cell + code_cell, "html.parser").get_text()  # the text is unchanged
+    assert mark_terms(code_cell, terms) == code_cell and mark_terms(cell, {}) == cell

@@ -67,6 +67,7 @@ print("in the backward trace:", unpack.sym.name, "header:", repr(unpack.header))
 for line in unpack.python(indent=0, print_depth=1):
     print(" ", line)
 assert not unpack.header and len(unpack.python(indent=0, print_depth=1)) == 2  # its printer's two lines
+assert isinstance(unpack.output, list)  # an output can be a list
 # --8<-- [end:lines]
 
 # --8<-- [start:flat]
@@ -127,6 +128,7 @@ print(new.bound_symbols[-1])
 assert new.bound_symbols[-1].output is w and len(first.bound_symbols) == 5
 assert w.name in first.names  # the shared names set
 assert [sub.sym.name for sub in new.bound_symbols[-1].subsymbols] == ["convert_element_type", "sub"]
+assert new.bound_symbols[-1].subsymbols[0].output == 1.0  # an output can be a constant, printed _
 # --8<-- [end:call]
 
 # --8<-- [start:bind]

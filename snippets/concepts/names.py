@@ -216,6 +216,32 @@ torch.testing.assert_close(jreserved(a), reserved(a))
 outs = [bb.output.name for bb in thunder.last_traces(jreserved)[0].bound_symbols if bb.sym.name in ("mul", "add")]
 print("stored in `obj` and `fn`, the products are named", outs)
 assert outs == ["t0", "t1"] and not {"obj", "fn"} & thunder.last_traces(jreserved)[0].names
+
+W = torch.ones(3)  # a global: no local ever holds it
+
+
+def reads_a_global(x):
+    return x + W
+
+
+def make_closure():
+    V = torch.ones(3)
+
+    def reads_a_closure_variable(x):
+        return x * V  # V is a closure variable here
+
+    return reads_a_closure_variable
+
+
+reads_a_closure_variable = make_closure()
+jglobal, jclosure = thunder.jit(reads_a_global), thunder.jit(reads_a_closure_variable)
+for jitted, reads in ((jglobal, reads_a_global), (jclosure, reads_a_closure_variable)):
+    torch.testing.assert_close(jitted(a), reads(a))
+    print(f"{reads.__name__}: the computation's parameters are", [p.name for p in thunder.last_traces(jitted)[0].args])
+assert [p.name for p in thunder.last_traces(jglobal)[0].args] == ["x", "W"]  # renamed after the global
+assert "t___globals___W" in thunder.last_traces(jglobal)[0].names  # the name it had first
+assert [p.name for p in thunder.last_traces(jclosure)[0].args] == ["x", "V"]  # after the closure variable
+assert "t___closure___0_cell_contents" in thunder.last_traces(jclosure)[0].names
 # --8<-- [end:renamed]
 
 # --8<-- [start:tensor-metadata]

@@ -112,8 +112,9 @@ print("symbol:   ", gelu.name, "| id:", gelu.id, "| module:", gelu.module.__name
 # 2. Its signature is its meta function's, which bind checks arguments against.
 print("signature:", inspect.signature(gelu.meta))
 # 3. Thunder's definitions of PyTorch operations are Symbol attributes of thunder.torch.
-ltorch_symbols = {name for name, value in vars(ltorch).items() if isinstance(value, Symbol)}
-print(len(ltorch_symbols), "symbols in thunder.torch, among them",
+ltorch_symbols = {name for name, value in vars(ltorch).items() if isinstance(value, Symbol)}  # names
+distinct = {id(getattr(ltorch, n)) for n in ltorch_symbols}  # the symbols they hold, each once
+print(len(ltorch_symbols), "names in thunder.torch hold", len(distinct), "symbols; among them",
       sorted(ltorch_symbols & {"clamp", "gelu", "matmul", "relu", "where"}))
 softmax_syms = recorded(lambda x: torch.softmax(x, 0), a)
 print("ltorch.softmax is a", type(ltorch.softmax).__name__, "| torch.softmax records", [(s.name, s.id) for s in softmax_syms])
@@ -135,9 +136,10 @@ from thunder.core.prims import OpTags
 takes_anything = {n for n in ltorch_symbols if str(inspect.signature(getattr(ltorch, n).meta)) == "(*args, **kwargs)"}
 ltorch_prims = {n for n in ltorch_symbols if getattr(ltorch, n).is_prim}
 auto_registered = {n for n in ltorch_symbols if OpTags.AUTO_REGISTERED in (getattr(ltorch, n).tags or ())}
-print(len(takes_anything), "of the", len(ltorch_symbols), "have a meta that takes (*args, **kwargs), among them",
+print(len(takes_anything), "of the", len(ltorch_symbols), "names hold a symbol whose meta takes (*args, **kwargs),",
+      len({id(getattr(ltorch, n)) for n in takes_anything}), "symbols; among them",
       sorted(takes_anything & {"multiply", "subtract", "mul", "sub"}))
-print(len(ltorch_prims), "are prims; the prims that are not fallbacks:", sorted(ltorch_prims - takes_anything))
+print(len(ltorch_prims), "hold a prim; the prims that are not fallbacks:", sorted(ltorch_prims - takes_anything))
 hand_prims_taking_anything = {s.name for s in vars(prims).values()
                               if isinstance(s, Symbol) and str(inspect.signature(s.meta)) == "(*args, **kwargs)"}
 assert hand_prims_taking_anything == {"sink"}  # the one prim of thunder.core.prims whose meta takes anything
@@ -148,7 +150,9 @@ print(subtract_line, sub_line, sep="\n")
 
 assert takes_anything == auto_registered and takes_anything < ltorch_prims  # every fallback is a prim
 assert {"multiply", "subtract"} <= takes_anything and not {"add", "mul", "sub", "gelu"} & ltorch_prims
-assert 2 * len(takes_anything) > len(ltorch_symbols)  # most of them
+assert 2 * len(takes_anything) > len(ltorch_symbols)  # most of the names...
+assert 2 * len({id(getattr(ltorch, n)) for n in takes_anything}) > len(distinct)  # ...and most of the symbols
+assert len(distinct) < len(ltorch_symbols) and ltorch.threshold is ltorch._threshold  # names that share a symbol
 assert subtract_line.sym is ltorch.subtract and subtract_line.kwargs == {} and subtract_line.subsymbols == []
 assert sub_line.sym is ltorch.sub and sub_line.kwargs == {"alpha": 1} and sub_line.subsymbols
 hand_made = ltorch_symbols - takes_anything
@@ -193,6 +197,14 @@ print("a Symbol as meta:", len(with_symbol_meta), "of the", len(executor_syms), 
       "| the add's meta is ltorch.add:", executor_add.meta is ltorch.add)
 
 assert all(isinstance(s.meta, types.FunctionType) for s in ltorch_and_prims)  # every one of them
+
+# like= a plain function: the meta is that function, with its own signature and defaults
+neither = [k for k, s in torch_executor.opmap.items() if not s.is_prim and not isinstance(s.meta, Symbol)]
+philox = torch_executor.opmap["ops.rngprims.philox_rand"]
+print("neither a prim nor a Symbol as meta:", neither, "| its meta:", philox.meta.__name__)
+assert neither == ["ops.rngprims.philox_rand"] and isinstance(philox.meta, types.FunctionType)
+philox_line = philox.bind((2,), device="cpu", dtype=None, seed=None, offset=None, output=None)  # no stride given
+assert inspect.signature(philox.meta).parameters["stride"].default is None and philox_line.kwargs["stride"] is None
 
 fallback_meta = ltorch.multiply.meta  # the meta of an automatically registered fallback
 print("the meta of ltorch.multiply:", fallback_meta.__qualname__, "| runs PyTorch on fake tensors:",

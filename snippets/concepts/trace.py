@@ -43,6 +43,8 @@ assert [p.name for p in first.args] == ["x", "y"] and first.kwargs == {}
 assert first.get_provenance() is None and first.tags == set()
 assert all(p.name in trc.names for trc in traces for bsym in trc.bound_symbols
            for p in (*bsym.flat_proxy_args, *bsym.flat_proxy_outs))  # each proxy's name is in names
+prologue_proxies = {p.name for bsym in prologue.bound_symbols for p in (*bsym.flat_proxy_args, *bsym.flat_proxy_outs)}
+assert {"x", "y"} <= prologue_proxies and not {"x", "y"} & prologue.names  # the prologue: renamed, not in its names
 # --8<-- [end:fields]
 
 # --8<-- [start:last-fields]

@@ -49,10 +49,14 @@ print("w1 unused: grad pass:", grad_pass_ran(jignore), "| backward traces:", len
 assert [p.name for p in thunder.last_traces(jignore)[0].args] == ["x"]  # only the inputs used
 assert not grad_pass_ran(jignore) and thunder.last_backward_traces(jignore) == [] and not ignored.requires_grad
 
-for reads_w1 in (lambda x, w1: x * w1.shape[0], lambda x, w1: x * (w1 > 0).sum()):  # its shape; a comparison
-    jreads = thunder.jit(reads_w1)
-    assert not jreads(x, w1).requires_grad
-    assert thunder.last_backward_traces(jreads) == []  # no backward: nothing differentiable reads w1
+jshape = thunder.jit(lambda x, w1: x * w1.shape[0])  # reads only w1's shape
+assert not jshape(x, w1).requires_grad and thunder.last_backward_traces(jshape) == []
+assert [p.name for p in thunder.last_traces(jshape)[0].args] == ["x"] and not grad_pass_ran(jshape)  # no pass at all
+
+jcompare = thunder.jit(lambda x, w1: x * (w1 > 0).sum())  # only compares w1
+assert not jcompare(x, w1).requires_grad
+assert [p.name for p in thunder.last_traces(jcompare)[0].args] == ["x", "w1"] and grad_pass_ran(jcompare)
+assert thunder.last_backward_traces(jcompare) == []  # the pass ran, and found nothing differentiable reading w1
 
 w1_copy = w1.detach().clone().requires_grad_()
 jdetached = thunder.jit(lambda x, w: x @ w.detach())  # w only through detach: a backward all the same

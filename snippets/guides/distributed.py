@@ -236,6 +236,7 @@ for w in (b for b in sorted_trace.bound_symbols if b.sym.name == "torch_wait_pri
 import thunder.distributed.transforms.ddp as ddp_module
 
 given = {}  # run -> the traces the bucketing pass was given
+results = {}  # run -> what it returned for each
 real_bucketing = ddp_module.apply_bucketing_to_grad_allreduce
 
 
@@ -247,11 +248,12 @@ def describe(trc):
 
 
 def run(label, recipe):
-    given[label] = []
+    given[label], results[label] = [], []
 
     def recording_bucketing(trc):  # passes.py imports the function from ddp_module when it runs
         given[label].append(trc)
-        return real_bucketing(trc)
+        results[label].append(real_bucketing(trc))
+        return results[label][-1]
 
     ddp_module.apply_bucketing_to_grad_allreduce = recording_bucketing
     try:
@@ -264,7 +266,9 @@ def run(label, recipe):
 
 jm = run("torch executor", Recipe(plugins=[DDP()]))
 computation_input = given["torch executor"][-1]  # the last call: the computation trace
+computation_output = results["torch executor"][-1]
 print(describe(computation_input))
+print("the pass returned the trace it was given:", computation_output is computation_input)
 passes = [str(t.get_provenance()).removeprefix("# Constructed by ").split(" (took")[0] for t in thunder.last_traces(jm)]
 grad_bytes = sum(p.grad.numel() * p.grad.element_size() for p in jm.parameters())
 names = [b.sym.name for b in thunder.last_backward_traces(jm)[-1].bound_symbols]
@@ -275,7 +279,9 @@ print("all_reduce calls in the backward:", names.count("torch_all_reduce_prim_im
 ids = {b.sym.id for b in computation_input.bound_symbols}
 assert dist_prims.PrimIDs.WAIT not in ids and "torch_wait_prim_impl" in ids
 assert "fw_flat_out" in computation_input.output  # forward and backward in one trace
-assert "Batching all_reduce calls" not in passes and names.count("torch_all_reduce_prim_impl") == 4
+# A bucketing pass returns a new trace, "Batching all_reduce calls"; this one returned what it was given.
+assert computation_output is computation_input and names.count("torch_all_reduce_prim_impl") == 4
+assert not any("Batching all_reduce calls" in str(t.get_provenance()) for t in results["torch executor"])
 # --8<-- [end:bucketing]
 
 # --8<-- [start:torch-compile]
@@ -430,6 +436,16 @@ jback(torch.randn(2, 4))
 assert [n for n, _ in MadeBackwards().named_parameters()][:2] == ["c.weight", "c.bias"]
 # the inputs follow the parameters' names, not the order the layers were made in
 assert [p.name for p in thunder.last_traces(jback)[-1].args] == ooo_inputs
+
+# Names are compared part by part, a number as a number: layer 2 before layer 10.
+with torch.random.fork_rng():  # the layers' random weights leave the seeded RNG as it was
+    deep = torch.nn.Sequential(*(torch.nn.Linear(2, 2) for _ in range(11)))
+jdeep = thunder.jit(deep)
+jdeep(torch.ones(1, 2))
+deep_inputs = [p.name for p in thunder.last_traces(jdeep)[-1].args][1:]  # after the input
+assert deep_inputs == [f"t_{i}_{kind}" for i in range(11) for kind in ("bias", "weight")]
+by_string = sorted(n for n, _ in deep.named_parameters())
+assert by_string[2:4] == ["1.bias", "1.weight"] and by_string[4] == "10.bias"  # what string order would give
 # --8<-- [end:out-of-order]
 
 # --8<-- [start:teardown]

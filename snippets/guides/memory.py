@@ -190,6 +190,14 @@ print("recomputed under new names:", [(b.sym.name, b.output.name) for b in recom
 assert [b.sym.name for b in recomputed] == ["matmul", "tanh"]
 assert all(BoundSymbolTag.BACKWARD in b.tags for b in recomputed)
 assert not any(o.name.startswith("bw_") for b in bw_ckpt.bound_symbols for o in b.flat_proxy_outs)  # renamed there
+
+w_fused = w.detach().clone().requires_grad_()
+j_fused = thunder.jit(checkpointed, executors=[torch_compile_ex])  # the same block, torch.compile's regions
+j_fused(x, w_fused).backward()
+bw_fused = thunder.last_backward_traces(j_fused)[-1]
+in_regions = [o.name for b in bw_fused.bound_symbols if b.sym.is_fusion for sub in b.subsymbols for o in sub.flat_proxy_outs]
+assert sum(name.startswith("bw_") for name in in_regions) == 2  # the matmul and tanh copies keep their names there
+torch.testing.assert_close(w_fused.grad, grad_plain)
 # --8<-- [end:checkpoint-joint]
 
 # --8<-- [start:checkpoint-output]
@@ -214,6 +222,39 @@ assert not any(b.sym.is_fusion for trc in (fw_sin, thunder.last_backward_traces(
 w_ref = w.detach().clone().requires_grad_()
 checkpointed_then_sin(x, w_ref).backward()
 torch.testing.assert_close(w.grad, w_ref.grad)
+
+
+def sigmoid_block(x, w):
+    return torch.sigmoid(x @ w)
+
+
+def checkpointed_sigmoid(x, w):
+    return torch.utils.checkpoint.checkpoint(sigmoid_block, x, w, use_reentrant=False).sum()
+
+
+w_sig = w.detach().clone().requires_grad_()
+j_sig = thunder.jit(checkpointed_sigmoid)
+j_sig(x, w_sig).backward()
+made_by_sig = {o.name: b.sym.name for b in thunder.last_traces(j_sig)[-1].bound_symbols for o in b.flat_proxy_outs
+               if b.sym.name != "unpack_trivial"}  # an input keeps its own name
+print("saved, checkpointed sigmoid block:", [made_by_sig.get(n, n) for n in saved(j_sig)])
+
+from thunder.core.proxies import ProxyTag  # noqa: E402
+
+first_sig = thunder.last_traces(j_sig)[0]  # the interpreter's trace: where the lookaside tagged
+sigmoid_line = next(b for b in first_sig.bound_symbols if b.sym.name == "sigmoid")
+tagged = {b.sym.name: ProxyTag.RECOMPUTE_IN_BACKWARD in b.output.tags for b in first_sig.bound_symbols
+          if b.sym.name in ("matmul", "sigmoid")}
+assert tagged == {"matmul": True, "sigmoid": False}  # the top-level matmul; sigmoid makes the block's output
+assert [sub.sym.name for sub in sigmoid_line.subsymbols] == ["neg", "exp", "add", "reciprocal"]
+assert not any(ProxyTag.RECOMPUTE_IN_BACKWARD in sub.output.tags for sub in sigmoid_line.subsymbols)  # none inside
+joint_sig = next(t for t in thunder.last_traces(j_sig) if str(t.get_provenance()).startswith("# Constructed by Grad transform pass"))
+assert "sigmoid" not in ops(joint_sig) and {"exp", "reciprocal"} <= set(ops(joint_sig))  # no rule: its decomposition
+# the exp inside sigmoid and the block's output (the reciprocal) are saved; the tagged matmul is not
+assert [made_by_sig.get(n, n) for n in saved(j_sig)] == ["reciprocal", "exp", "x"]
+w_ref = w.detach().clone().requires_grad_()
+checkpointed_sigmoid(x, w_ref).backward()
+torch.testing.assert_close(w_sig.grad, w_ref.grad)
 # --8<-- [end:checkpoint-output]
 
 # --8<-- [start:joint-map]

@@ -153,6 +153,13 @@ print("two_inputs: forward traces:", len(c_two.last_traces), "| backward traces:
 assert len(c_two.last_traces) == 2 and len(c_two.last_backward_traces) == 1
 assert thunder.last_backward_traces(two_parts[0]) == []  # no differentiable work: no backward
 assert c_two.last_backward_traces[0] is thunder.last_backward_traces(two_parts[1])[-1]
+
+with torch.random.fork_rng():  # the layer's random weights leave the seeded RNG as it was
+    c_linear = thunderfx(torch.nn.Linear(4, 3))
+c_linear(torch.ones(2, 4))  # the input does not require grad; the layer's parameters do
+linear_inputs = [n for n in c_linear._backend.subgraph_infos[0].original_graph_module.graph.nodes if n.op == "placeholder"]
+assert any("parameters" in n.name for n in linear_inputs)  # Dynamo made the parameters inputs of the graph
+assert len(c_linear.last_backward_traces) == 1  # so the part has a backward trace
 # --8<-- [end:backward]
 
 # --8<-- [start:source_lines]
@@ -485,4 +492,8 @@ assert type(jm) is thunder.ThunderModule and type(cm) is ThunderFXCompiledObject
 assert "t_0_weight" in [n for n, _ in jm_trc.siginfo().args]
 assert "l_fn_modules_0_parameters_weight_" in [n for n, _ in cm_trc.siginfo().args]
 assert torch.allclose(jm(inp), cm(inp))
+# thunder.jit's source comments name the line that made each call: for the layers, torch.nn's own files
+jm_sources = {b.source_filename for b in jm_trc.bound_symbols if b.source_filename}
+assert {Path(f).name for f in jm_sources} == {"linear.py", "activation.py"}
+assert all(Path(f).resolve().is_relative_to(Path(torch.__file__).resolve().parent) for f in jm_sources)
 # --8<-- [end:versus_module]

@@ -70,10 +70,13 @@ log = []
 model = torch.nn.Sequential(torch.nn.Linear(3, 2))  # its parameters require grad
 tmodel = thunder.jit(model, transforms=[Recorder("A", log), Recorder("B", log)])
 log.append("--- thunder.jit returned")
-tmodel(torch.randn(4, 3))
+first = torch.randn(4, 3)
+first_out = tmodel(first)
 log.append("--- first call returned")
-tmodel(torch.randn(4, 3))
+second = torch.randn(4, 3)
+second_out = tmodel(second)
 log.append("--- second call returned")
+assert torch.allclose(first_out, model(first)) and torch.allclose(second_out, model(second))  # as eager
 tmodel.load_original_state_dict(model.state_dict())
 log.append("--- load_original_state_dict returned")
 tmodel.original_state_dict()
@@ -106,14 +109,39 @@ log_relu = []
 relu_model = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))
 trelu = thunder.jit(relu_model, transforms=[Recorder("A", log_relu)])
 trelu.load_original_state_dict(relu_model.state_dict())
-trelu.original_state_dict()
+restored = trelu.original_state_dict()
 print("Linear, ReLU, Linear:", [entry.removeprefix("A.") for entry in log_relu[1:]])
+eager_state = relu_model.state_dict()
+assert list(restored) == list(eager_state) and all(torch.equal(restored[k], eager_state[k]) for k in eager_state)
 
 assert log_relu[1:] == [
     "A.transform_state_dict_for_submodule('0')",
     "A.transform_state_dict_for_submodule('2')",
     "A.reverse_transform_state_dict_for_submodule('0')",
     "A.reverse_transform_state_dict_for_submodule('2')",  # none for '1', the ReLU, nor for '', the Sequential
+]
+
+
+class NonPersistent(torch.nn.Module):
+    """Holds only a buffer that is in no state dict."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.ones(3), persistent=False)
+
+    def forward(self, x):
+        return x * self.scale
+
+
+log_buffer = []
+buffer_model = torch.nn.Sequential(torch.nn.Linear(3, 3), NonPersistent())
+tbuffer = thunder.jit(buffer_model, transforms=[Recorder("A", log_buffer)])
+tbuffer.load_original_state_dict(buffer_model.state_dict())
+tbuffer.original_state_dict()
+assert [name for name, _ in buffer_model.named_buffers()] == ["1.scale"]  # submodule '1' holds a buffer...
+assert log_buffer[1:] == [  # ...but has no entry in the state dict, so neither hook runs for it
+    "A.transform_state_dict_for_submodule('0')",
+    "A.reverse_transform_state_dict_for_submodule('0')",
 ]
 
 import thunder.core.transforms
@@ -317,13 +345,15 @@ def noting_to_torch_types(trc, **kwargs):
 
 thunder.transform_to_torch_types = noting_to_torch_types
 try:
-    jfn(x, w_thunder).sum().backward()
+    out_thunder = jfn(x, w_thunder)
+    out_thunder.sum().backward()
 finally:
     thunder.transform_to_torch_types = to_torch_types
 
 w_eager = w.clone().requires_grad_()
-fn(x, w_eager).sum().backward()
-assert torch.allclose(w_thunder.grad, w_eager.grad)
+out_eager = fn(x, w_eager)
+out_eager.sum().backward()
+assert torch.equal(out_thunder, out_eager) and torch.allclose(w_thunder.grad, w_eager.grad)
 
 print("pass ran on:", count_calls.seen, "| traces ran:", dict(calls))
 forward, backward = thunder.last_traces(jfn), thunder.last_backward_traces(jfn)
@@ -337,7 +367,9 @@ assert not any(TraceTag.BACKWARD in t.tags for t in given_to_torch_types)  # non
 # --8<-- [end:post-optimization]
 
 # --8<-- [start:cache-hit]
-jfn(x, w_thunder).sum().backward()  # the same kind of inputs: a cache hit
+hit_out = jfn(x, w_thunder)  # the same kind of inputs: a cache hit
+hit_out.sum().backward()
+assert torch.equal(hit_out, fn(x, w))
 print("pass ran on:", count_calls.seen, "| traces ran:", dict(calls))
 print("cache hits:", thunder.cache_hits(jfn))
 
@@ -347,7 +379,7 @@ assert count_calls.seen == ["forward", "backward"] and calls == {"forward": 2, "
 # --8<-- [start:no-backward]
 no_grad_calls = CountCalls()
 jplain = thunder.jit(fn, transforms=[no_grad_calls])
-jplain(x, w)  # no input requires grad: no backward trace
+assert torch.equal(jplain(x, w), fn(x, w))  # no input requires grad: no backward trace
 plain = thunder.last_traces(jplain)
 print("pass ran on:", no_grad_calls.seen)
 show_diff(plain[-2], plain[-1])
@@ -404,7 +436,7 @@ class Look(thunder.Transform):
 
 
 jlook = thunder.jit(fn, transforms=[Look()])
-jlook(x, w)
+assert torch.equal(jlook(x, w), fn(x, w))
 mul_after = next(b for b in thunder.last_traces(jlook)[0].bound_symbols if b.sym.id == "torch.mul")
 print("in the hook:           ", seen["subsymbols"])
 print("in last_traces(jlook)[0]:", [sub.sym.name for sub in mul_after.subsymbols])

@@ -176,7 +176,7 @@ def test_the_pass_stepper_steps_through_last_traces(request, scheme, site_url):
     title = stepper.locator(".ts-title")
     stepper.scroll_into_view_if_needed()  # as a reader reaches it: its traces are fetched then
     tab.wait_for_function("(t) => !t.textContent.startsWith('Loading')", arg=title.element_handle())
-    assert title.inner_text().startswith("traces[0] of 6")
+    assert title.inner_text().startswith("traces[0] (1 of 7)")  # the index, then its place in the list
     assert stepper.locator(".ts-prev").is_disabled()
     seen = [title.inner_text()]
     marks = []
@@ -184,7 +184,7 @@ def test_the_pass_stepper_steps_through_last_traces(request, scheme, site_url):
         stepper.locator(".ts-next").click()
         seen.append(title.inner_text())
         marks.append((stepper.locator("code .is-add").count(), stepper.locator("code .is-del").count()))
-    assert [s.split(":")[0] for s in seen] == [f"traces[{i}] of 6" for i in range(7)]
+    assert [s.split(":")[0] for s in seen] == [f"traces[{i}] ({i + 1} of 7)" for i in range(7)]
     assert marks[0][0] > 0 and marks[0][1] > 0, "pass 1 changed the return line: marked added and removed"
     assert marks[1] == (0, 0), "pass 2 changed nothing: no line is marked"
     assert "no change" in seen[2]
@@ -195,11 +195,11 @@ def test_the_pass_stepper_steps_through_last_traces(request, scheme, site_url):
     while not stepper.locator(".ts-next").is_disabled():
         stepper.locator(".ts-next").click()
         shown.append(title.inner_text().split(":")[0])
-    assert shown == ["traces[0] of 6", "traces[1] of 6", "traces[4] of 6", "traces[6] of 6"]
+    assert shown == ["traces[0] (1 of 7)", "traces[1] (2 of 7)", "traces[4] (5 of 7)", "traces[6] (7 of 7)"]
     # keyboard: arrows move through the traces
     stepper.locator(".ts-prev").focus()
     tab.keyboard.press("ArrowLeft")
-    assert title.inner_text().startswith("traces[4] of 6")
+    assert title.inner_text().startswith("traces[4] (5 of 7)")
     # a name in the stepper links to the same name in the static trace blocks
     stepper.locator('.tp[data-proxy="x"]').first.hover()
     assert len({f["block"] for f in _linked(tab, "x") if f["linked"]}) >= 2

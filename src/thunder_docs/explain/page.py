@@ -121,7 +121,9 @@ NOTE_PASSES = (
     "<p>A blank time is a pass whose trace does not say how long it took. In the traces above, times in a "
     "trace's first line read <code>(took N milliseconds)</code>: the table has the numbers. The computation's "
     "\"Transform for execution\", where executors claim the lines, makes no trace of its own in the list: "
-    "the step after it, Delete Last Used, shows its result, which is why every line changes there.</p>")
+    "the step after it, Delete Last Used, shows its result, which is why every line changes there. With a "
+    "backward, that step also shows the split into forward and backward: the lines from the first "
+    "<code>get_grad</code> on, the backward's, leave the computation's list there for the backward's own.</p>")
 
 
 def compilation(c: Compilation, number: int, anchors: set[str]) -> str:

@@ -75,9 +75,10 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
         ("autorefs", ""),
     ),
     "page_content": (
+        ("thunder-exec@20", "a notebook page: its appended style fixed, the glossary's tooltips on its Markdown cells "
+                            "(before thunder-links, as on a Markdown page)"),
         ("thunder-links@10", "link API names in prose and code (the traces plugin wraps lines around these links)"),
         ("thunder-traces@5", "mark printed traces up, finding each block by its identifier"),
-        ("thunder-exec", "a notebook page's appended style"),
         ("thunder-taborder", "permalinks out of the Tab order"),
         ("thunder-downloads", "the download link under the title"),
         ("mkdocs-jupyter", ""),

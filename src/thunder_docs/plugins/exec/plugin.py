@@ -13,7 +13,8 @@ Hooks, in the order MkDocs calls them:
 - ``on_page_markdown``: put each section's output under the block that shows its code
   (render.py); sections marked ``<!-- exec: cuda -->`` get a CPU tab and a CUDA tab.
 - ``on_page_content``: the ``<style>`` mkdocs-jupyter appends to a notebook's page, a Python
-  list's repr, becomes CSS, or goes when it is empty (notebook_page.py).
+  list's repr, becomes CSS, or goes when it is empty; the glossary terms in its Markdown cells
+  get their tooltips, as on the Markdown pages (notebook_page.py).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from thunder_docs.plugins.exec import approved
 from thunder_docs.plugins.exec.cache import OutputCache, device_name
 from thunder_docs.plugins.exec.config import ExecConfig
 from thunder_docs.plugins.exec.execution import Execution
-from thunder_docs.plugins.exec.notebook_page import fix_appended_style
+from thunder_docs.plugins.exec.notebook_page import abbreviations_of, fix_appended_style, mark_terms
 from thunder_docs.plugins.exec.render import insert_outputs
 from thunder_docs.plugins.exec.runner import Runner
 from thunder_docs.plugins.exec.stderr_log import StderrLog
@@ -144,7 +145,10 @@ class ExecPlugin(BasePlugin[ExecConfig]):
                               "list thunder-exec earlier in mkdocs.yml")
         return insert_outputs(self.site, model, markdown, self.machine)
 
+    # Before thunder-links (10): a notebook's page reaches it with its glossary terms marked, as a
+    # Markdown page does.
+    @event_priority(20)
     def on_page_content(self, html: str, page: MkDocsPage, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri in self.site.notebooks:
-            return fix_appended_style(html)
+            return mark_terms(fix_appended_style(html), abbreviations_of(config))
         return html

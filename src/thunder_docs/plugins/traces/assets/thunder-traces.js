@@ -431,7 +431,7 @@
       out._marked = true;
       out._current = null;
       out.classList.add("is-marked");
-      title.textContent = `traces[${at}] of ${steps.length - 1}: ` +
+      title.textContent = `traces[${at}] (${at + 1} of ${steps.length}): ` +
         (step.title || "from the interpreter (no pass)") + (step.same ? ": no change" : "");
       prev.disabled = move(-1) === at;
       next.disabled = move(1) === at;
