@@ -195,10 +195,14 @@ class Visit:
     diagrams: list[dict] = field(default_factory=list)
 
 
-SEARCH_READY_JS = """() => {
-  const meta = document.querySelector(".md-search-result__meta");
-  return !meta || meta.textContent.trim() !== "Initializing search";
-}"""
+# Material's search index: a page loads it only once search is used (overrides/partials/search.html).
+SEARCH_INDEX = "search/search_index.json"
+
+
+def requested_search_index(seen: Visit) -> list[str]:
+    """The requests for the search index that a visit made."""
+    return [r.url for r in seen.responses if urllib.parse.urlsplit(r.url).path.endswith("/" + SEARCH_INDEX)]
+
 
 # Each diagram is inline SVG drawn at build time, once for both schemes; the stylesheet colours
 # it for the scheme shown. For each: how many SVGs show, the colour of its text (Mermaid's
@@ -217,7 +221,7 @@ DIAGRAMS_JS = """() => [...document.querySelectorAll(".md-typeset div.diagram")]
 
 
 def visit(page, url: str, origin: str, timeout_ms: int = 15_000) -> Visit:
-    """Load `url` in `page` and wait until search is ready; record what happened."""
+    """Load `url` in `page` and wait until its network is idle; record what happened."""
     seen = Visit(url)
 
     def on_console(message):
@@ -252,8 +256,11 @@ def visit(page, url: str, origin: str, timeout_ms: int = 15_000) -> Visit:
     try:
         response = page.goto(url, wait_until="load")
         seen.status = response.status if response else None
-        # The search worker loads the index after `load`; let it finish, so its requests count.
-        page.wait_for_function(SEARCH_READY_JS, timeout=timeout_ms)
+        # Material starts its search worker as the page loads, and a block near the view may
+        # fetch a file (a stepper's traces): wait until nothing is being fetched (half a second
+        # without a request), so every request of the first load counts. The search index is
+        # not one: it waits until the reader uses search.
+        page.wait_for_load_state("networkidle", timeout=timeout_ms)
         seen.diagrams = page.evaluate(DIAGRAMS_JS)
     finally:
         for event, handler in handlers.items():

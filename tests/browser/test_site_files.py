@@ -1,11 +1,13 @@
 """(f) The built site's files: every page built, every internal link and anchor resolves,
-a 404 page, Material's script deferred, and two builds of the same tree are byte-identical."""
+a 404 page, Material's script deferred, the search index held until search is used, and two
+builds of the same tree are byte-identical."""
 
 from __future__ import annotations
 
 import difflib
 import html.parser
 import json
+import re
 import urllib.parse
 from functools import cache
 from pathlib import Path
@@ -62,6 +64,38 @@ def test_every_page_loads_material_s_script_and_the_site_s_deferred(built_site):
         if len(bundles) != 1 or blocking:
             wrong[page.relative_to(built_site).as_posix()] = {"bundle.js tags": bundles, "not deferred": blocking}
     assert not wrong, f"pages that do not load Material's bundle.js once, or load a script not deferred: {wrong}"
+
+
+# The script of overrides/partials/search.html, and the index URL it holds the request of.
+HOLD_SCRIPT = re.compile(r'<script>\(\(\) => \{(?:(?!</script>).)*?XMLHttpRequest\.prototype(?:(?!</script>).)*</script>', re.S)
+HELD_URL = re.compile(r'const index = new URL\(("[^"]*"), location\.href\)')
+
+
+def test_every_page_holds_material_s_request_for_the_search_index(built_site):
+    """overrides/partials/search.html holds Material's request for the search index until search
+    is used. What it relies on: Material's bundle asks for the index once, by an XMLHttpRequest
+    GET of search/search_index.json under the site's base (its one request function); and the
+    script runs before the bundle, on every page, holding that URL as the page resolves it. A
+    Material that asks another way fails here, and the browser test then sees every page load
+    the index (tests/browser/test_pages_in_browser.py)."""
+    bundles = sorted((built_site / "assets" / "javascripts").glob("bundle.*.min.js"))
+    assert len(bundles) == 1, bundles
+    code = bundles[0].read_text(encoding="utf-8")
+    assert code.count('new URL("search/search_index.json",') == 1, "Material's bundle names the index otherwise"
+    assert code.count("new XMLHttpRequest") == 1 and code.count('.open("GET",') == 1, \
+        "Material's bundle no longer fetches through one XMLHttpRequest GET"
+    base, wrong = base_path(), {}
+    pages = sorted(built_site.rglob("*.html"))
+    for page in pages:
+        rel = page.relative_to(built_site).as_posix()
+        text = page.read_text(encoding="utf-8")
+        holds = [(m.start(), HELD_URL.findall(m.group())) for m in HOLD_SCRIPT.finditer(text)]
+        bundle = text.find("/javascripts/bundle.")
+        page_url = rel.removesuffix("index.html")  # 404.html is served anywhere: its URLs are absolute
+        held = [urllib.parse.urljoin(f"http://site{base}{page_url}", json.loads(url)) for _, urls in holds for url in urls]
+        if len(holds) != 1 or not 0 <= holds[0][0] < bundle or held != [f"http://site{base}search/search_index.json"]:
+            wrong[rel] = {"scripts": len(holds), "before the bundle": bool(holds) and holds[0][0] < bundle, "holds": held}
+    assert pages and not wrong, f"pages without the search partial's script before bundle.js, holding the index: {wrong}"
 
 
 class _Links(html.parser.HTMLParser):
