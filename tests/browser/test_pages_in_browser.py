@@ -16,7 +16,7 @@ PAGES = doc_pages()
 PHONE = {"width": 390, "height": 844}
 # Bytes, gzip: what a first visit of any page may download, as the site's first 15 pages did. A page
 # loads Material's search index (87 KB gzip with 20 pages) only once the reader uses search
-# (overrides/partials/search.html); with it every first load weighed up to 239 KB (README, "Weight").
+# (overrides/partials/search.html); with it every first load weighed up to 239 KB (MAINTAINING.md, "Weight").
 WEIGHT_LIMIT = 200_000
 BLOCKING = ("serious", "critical")  # axe-core impacts that fail a page
 REPR_START = '<TensorProxy(name="'
