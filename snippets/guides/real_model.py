@@ -134,6 +134,11 @@ assert len(matmuls) == 4 and len({line_of(b) for b in matmuls}) == 1  # one line
 assert all(b.source_filename is None for b in bw.bound_symbols)  # no backward line has a source
 in_thunder = [b for b in fw_parts["layer 0"] if line_of(b)[0] == "dtensor_torch_and_prims.py"]
 assert names(in_thunder) == ["permute"] * 4  # the layer's four .transpose(1, 2)
+from thunder.torch.experimental.dtensor_torch_and_prims import dispatch_to_impl
+
+wrapper, wrapper_start = inspect.getsourcelines(dispatch_to_impl)
+assert all(wrapper_start <= line_of(b)[1] < wrapper_start + len(wrapper) for b in in_thunder)
+assert names(fwd).count("linear") == 9  # each linear layer is one line: 4 per layer and lm_head
 # --8<-- [end:by-line]
 
 # --8<-- [start:attention]
@@ -174,6 +179,8 @@ whole = [b for b in thunder.last_traces(jattn)[-1].bound_symbols if b.sym.name =
 print("without grad:", whole[0].python(indent=0, print_depth=1)[0])
 print("run by:", whole[0].sym.executor.name)
 assert len(whole) == 1 and whole[0].sym.executor is torch_ex
+grad_pass = next(t for t in thunder.last_traces(jattn) if "Grad transform" in str(t.get_provenance()))
+assert any(b.sym.id == sdpa[0].sym.id for b in grad_pass.bound_symbols)  # the grad pass kept it whole
 # --8<-- [end:attention-lines]
 
 # --8<-- [start:saved]
@@ -212,14 +219,16 @@ assert all(read_in[t.name] == {mirror[part_of[t.name]]} for t in saved if t.name
 
 # --8<-- [start:saved-storage]
 _, loss_again = jmodel(idx, targets)  # a cache hit: the same forward runs again
+assert thunder.compile_stats(jmodel).cache_hits == 1
 held = loss_again.grad_fn.saved_tensors  # what PyTorch's autograd node keeps for the backward
 assert [tuple(t.shape) for t in held] == [tuple(p.shape) for p in saved]
 
 storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in held}
 of_parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}
 parameter_bytes = sum(n for ptr, n in storages.items() if ptr in of_parameters)
-print(len(held), "tensors in", len(storages), "storages:", f"{sum(storages.values()):,} bytes,",
-      f"{parameter_bytes:,} of them the parameters' own")
+idx_bytes = idx.untyped_storage().nbytes()
+print(len(held), "tensors in", len(storages), "storages:", f"{sum(storages.values()):,} bytes;",
+      f"the parameters' own: {parameter_bytes:,}; idx's: {idx_bytes}")
 by_storage = collections.defaultdict(list)
 for proxy, tensor in zip(saved, held):
     by_storage[tensor.untyped_storage().data_ptr()].append(proxy)
@@ -228,10 +237,13 @@ pairs = collections.Counter(tuple(sorted(made[p.name] for p in ps)) for ps in by
 print("storages that hold two saved tensors, by what made them:", dict(pairs))
 views = [p for p, t in zip(saved, held) if t.untyped_storage().data_ptr() in of_parameters and p.name not in inputs]
 print("saved views of a parameter:", len(views), "made by", sorted({made[p.name] for p in views}))
+bigger = [(p, t.untyped_storage().nbytes()) for p, t in zip(saved, held) if t.untyped_storage().nbytes() > nbytes(p)]
+print("saved views of a larger storage:", [f"{p.name} ({made[p.name]}, {nbytes(p)} bytes) in {n}" for p, n in bigger])
 del loss_again
 assert (len(storages), sum(storages.values()), parameter_bytes) == (73, 278_216, 107_136)
 assert pairs == {("expand", "rsqrt"): 5, ("shallow_copy", "softmax"): 2}
-assert len(views) == 5 and sum(storages.values()) - parameter_bytes == 171_080
+assert len(views) == 5 and sum(storages.values()) - parameter_bytes - idx_bytes == 170_952
+assert len(bigger) == config.n_layer and all(n == 3 * nbytes(p) for p, n in bigger)  # v: a third of c_attn's
 # --8<-- [end:saved-storage]
 
 # --8<-- [start:backward]
@@ -252,6 +264,12 @@ assert [names(lines).count("matmul") for lines in bw_parts.values()] == [2, 12, 
 by_weight = [sum(b.sym.name == "matmul" and any(p.name in inputs for p in b.flat_proxy_args) for b in lines)
              for lines in bw_parts.values()]
 assert by_weight == [1, 4, 4, 0]  # one matmul by a weight per linear layer
+weight_shapes = {tuple(p.shape) for p in fw.args if p.name in weights}
+for part in ("layer 0", "layer 1"):
+    mm = [b for b in bw_parts[part] if b.sym.name == "matmul"]
+    assert sum(len(b.output.shape) == 4 for b in mm) == 4  # attention's four, on [2, 2, 8, ...] tensors
+    assert sum(tuple(b.output.shape) in weight_shapes and not any(p.name in inputs for p in b.flat_proxy_args)
+               for b in mm) == 4  # a weight's gradient, from the saved input
 assert not {"linear", "layer_norm", "softmax", "var_mean"} & set(count)  # none of these runs whole
 # --8<-- [end:backward]
 
@@ -272,6 +290,11 @@ from thunder.executors.torch_compile import torch_compile_ex
 print("default executors:", [ex.name for ex in thunder.get_default_executors()])
 assert thunder.get_executor("torchcompile") is torch_compile_ex  # installed and registered
 assert torch_compile_ex not in thunder.get_default_executors()
+from thunder.executors.torch_compile import cuda_device_checker
+
+others = [thunder.get_executor(n) for n in ("torchcompile_cat", "torchcompile_xentropy")]
+assert all(i.checker is cuda_device_checker for ex in others for i in ex.implmap.values())  # CUDA only
+assert torch_compile_ex.required_ops is None and all(i.checker is None for i in torch_compile_ex.implmap.values())
 
 jcompiled = thunder.jit(model, executors=[torch_compile_ex])
 # What a call runs first: it traces, transforms and caches, and returns the cache entry.
@@ -302,6 +325,15 @@ assert tc_made_by["an input or parameter"] == 21 and sum(t.name in region_outs f
 assert len(region_outs) == 27 and len(fw_region.flat_proxy_args) == len(tc_fw.args)  # all inputs in
 assert again["tanh"] == config.n_layer and "tanh" not in names(bwd)  # GELU's tanh, computed again
 assert sum(made.get(t.name) == "tanh" for t in saved) == config.n_layer  # the default saves it
+
+from unittest import mock
+
+jnoremat = thunder.jit(model, executors=[torch_compile_ex])
+with mock.patch("thunder.executors.torch_compile.rematerialize", lambda trc: trc):  # no rematerialization
+    noremat, _, _ = thunder.compile_data(jnoremat).get_computation_and_inputs(idx, targets)
+_, (noremat_saved, _) = noremat.computation_traces[-1].bound_symbols[-1].args
+print("saved without rematerialization:", len(noremat_saved), f"tensors, {sum(map(nbytes, noremat_saved)):,} bytes")
+assert (len(noremat_saved), sum(map(nbytes, noremat_saved))) == (len(saved), sum(map(nbytes, saved)))
 # --8<-- [end:torch-compile-regions]
 
 # --8<-- [start:second-shape]
@@ -338,6 +370,12 @@ tensor_checks = [b.args[0].name for b in pro.bound_symbols if b.sym.name == "che
 assert check.sym.name == "check_tensor_metadata" and tensor_checks[0] == "idx"  # idx is checked first
 assert sorted(tensor_checks) == sorted(["idx", "targets", *(p.name for p in fw.args[2:]), *buffers])
 assert names(computing(fw4)) == names(fwd) and names(computing(bw4)) == names(bwd)
+maker = {p.name: b for b in pro.bound_symbols for p in b.flat_proxy_outs}
+read_from = collections.Counter(maker[b.args[0].name].sym.name for b in pro.bound_symbols
+                                if b.sym.name == "check_number_type_and_value")
+cache_info = [maker[b.args[0].name].args[0].name for b in pro.bound_symbols
+              if b.sym.name == "check_number_type_and_value" and maker[b.args[0].name].sym.name == "unpack_getitem"]
+assert read_from == {"unpack_attr": 92, "unpack_getitem": 3} and set(cache_info) == {"cache_info"}
 
 jmodel(idx, targets)  # the first shape again: a hit on the first entry
 stale = thunder.last_backward_traces(jmodel)[-1] is bw4
