@@ -124,7 +124,7 @@ print("lines  made by")
 for (path, lineno), count in made_by.items():  # in the order the layer first uses them
     code = linecache.getline(path, lineno).strip()
     print(f"{count:5}  {os.path.basename(path)}:{lineno:<4} {code[:52]}")
-assert sum(made_by.values()) == size
+assert sum(made_by.values()) == size and all(b.source_filename is not None for b in fwd)
 
 matmuls = [b for b in fwd if b.sym.name == "matmul"]
 for n, b in enumerate(matmuls, 1):
@@ -180,7 +180,10 @@ print("without grad:", whole[0].python(indent=0, print_depth=1)[0])
 print("run by:", whole[0].sym.executor.name)
 assert len(whole) == 1 and whole[0].sym.executor is torch_ex
 grad_pass = next(t for t in thunder.last_traces(jattn) if "Grad transform" in str(t.get_provenance()))
-assert any(b.sym.id == sdpa[0].sym.id for b in grad_pass.bound_symbols)  # the grad pass kept it whole
+from thunder.core.proxies import ProxyTag
+
+kept = next(b for b in grad_pass.bound_symbols if b.sym.id == sdpa[0].sym.id)  # the grad pass kept it whole
+assert ProxyTag.DETACHED_AUTOGRAD_GRAPH in kept.output.tags  # its output: outside autograd's graph
 # --8<-- [end:attention-lines]
 
 # --8<-- [start:saved]
@@ -244,6 +247,12 @@ assert (len(storages), sum(storages.values()), parameter_bytes) == (73, 278_216,
 assert pairs == {("expand", "rsqrt"): 5, ("shallow_copy", "softmax"): 2}
 assert len(views) == 5 and sum(storages.values()) - parameter_bytes - idx_bytes == 170_952
 assert len(bigger) == config.n_layer and all(n == 3 * nbytes(p) for p, n in bigger)  # v: a third of c_attn's
+line_making = {p.name: b for b in fwd for p in b.flat_proxy_outs}
+for p, _ in bigger:  # a permute of a reshape of the third output of the split of c_attn's output
+    reshaped = line_making[line_making[p.name].args[0].name]
+    split = line_making[reshaped.args[0].name]
+    assert split.sym.name == "split" and split.output[2] is reshaped.args[0]
+    assert line_making[split.args[0].name].sym.name == "linear"
 # --8<-- [end:saved-storage]
 
 # --8<-- [start:backward]
@@ -292,9 +301,14 @@ assert thunder.get_executor("torchcompile") is torch_compile_ex  # installed and
 assert torch_compile_ex not in thunder.get_default_executors()
 from thunder.executors.torch_compile import cuda_device_checker
 
+from thunder.executors.torch_compile import TorchCompileExecutor
+
+all_tc = [ex.name for ex in thunder.get_all_executors() if isinstance(ex, TorchCompileExecutor)]
+assert sorted(all_tc) == ["torchcompile", "torchcompile_cat", "torchcompile_xentropy"]
 others = [thunder.get_executor(n) for n in ("torchcompile_cat", "torchcompile_xentropy")]
 assert all(i.checker is cuda_device_checker for ex in others for i in ex.implmap.values())  # CUDA only
 assert torch_compile_ex.required_ops is None and all(i.checker is None for i in torch_compile_ex.implmap.values())
+assert set(torch_compile_ex.implmap) == set(torch_ex.implmap)  # every operation of the torch executor
 
 jcompiled = thunder.jit(model, executors=[torch_compile_ex])
 # What a call runs first: it traces, transforms and caches, and returns the cache entry.
@@ -320,6 +334,10 @@ print("saved, made by:", dict(tc_made_by))
 again = collections.Counter(b.sym.name for b in bw_region.subsymbols)
 print("the backward region computes:", {op: again[op] for op in ("tanh", "arange")})
 assert (len(tc_saved), sum(map(nbytes, tc_saved))) == (46, 157_832)
+region_matmuls = [b for b in fw_region.subsymbols if b.sym.name == "matmul"]
+print("the region's matmuls, made by:", [":".join(map(str, line_of(b))) for b in region_matmuls])
+assert [line_of(b) for b in region_matmuls] == [line_of(b) for b in matmuls]  # the same four lines
+assert all(b.source_filename is not None for b in fw_region.subsymbols)  # each keeps its source line
 region_outs = {p.name for p in fw_region.flat_proxy_outs}
 assert tc_made_by["an input or parameter"] == 21 and sum(t.name in region_outs for t in tc_saved) == 25
 assert len(region_outs) == 27 and len(fw_region.flat_proxy_args) == len(tc_fw.args)  # all inputs in
