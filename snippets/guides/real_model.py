@@ -161,6 +161,7 @@ assert len(sdpa) == config.n_layer and not sdpa_ex.can_execute(sdpa[0])  # sdpa 
 assert [ex.name for ex in executors if ex.can_execute_or_fuse(sdpa[0])] == ["torch"]
 assert torch_ex.get_grad_transform(sdpa[0].sym) is None and not own_rule
 assert not any(b.sym.name == sdpa[0].sym.name for b in fw.bound_symbols)  # gone from the forward
+assert names(sdpa[0].subsymbols).count("matmul") == 2 and "matmul" not in names(first.bound_symbols)
 # --8<-- [end:attention]
 
 # --8<-- [start:attention-lines]
