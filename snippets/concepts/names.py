@@ -297,3 +297,46 @@ assert by_name["i0"].prefix == "b" and by_name["i0"].type_string() == "bool True
 assert by_name["i2"].python_type is int and by_name["i2"].value == 4 and by_name["i2"].prefix == "i"
 assert isinstance(by_name["f0"], FloatProxy) and by_name["f0"].value == 2.0 and by_name["f0"].prefix == "f"
 # --8<-- [end:number-proxies]
+
+# --8<-- [start:howto-your-line]
+import inspect  # noqa: E402
+from unittest import mock  # noqa: E402
+
+from thunder.core.interpreter import InterpreterRuntimeCtx, unwrap  # noqa: E402
+
+
+def where(trc, name):
+    """The source position of the first line of trc that calls `name`."""
+    line = next(b for b in trc.bound_symbols if b.sym.name == name)
+    return f"{line.source_filename.split('site-packages/')[-1]}:{line.source_positions.lineno}", line
+
+
+linear_at, linear_line = where(first, "linear")
+print("recorded by Thunder: linear at", linear_at, "| relu at", where(first, "relu")[0])
+assert linear_line.source_filename.endswith("torch/nn/modules/linear.py")  # torch's frame, not yours
+assert not linear_line.header  # nothing else on the bound symbol says where it came from
+assert {"source_filename", "source_positions"} == {f for f in vars(linear_line) if f.startswith("source")}
+source = inspect.getsource(InterpreterRuntimeCtx.get_current_user_source_location)
+assert all(m in source for m in ('"thunder.core.interpreter"', '"thunder.core.jit_ext"', '"thunder.torch"'))
+
+
+def your_source_location(self):
+    """Like Thunder's, but frames of torch's own modules do not count as the user's either."""
+    for frame in reversed(self.frame_stack):
+        module = unwrap(frame.globals).get("__name__", "")
+        if not (module.startswith(("thunder.", "torch.")) or module == "torch"):
+            return frame.code.co_filename, frame.positions
+    return None, None
+
+
+with mock.patch.object(InterpreterRuntimeCtx, "get_current_user_source_location", your_source_location):
+    tmodel_lines = thunder.jit(model)
+    tmodel_lines(x)  # the call that compiles: the patch must be on while Thunder traces
+yours_at, yours = where(thunder.last_traces(tmodel_lines)[0], "linear")
+print("with the patch:       linear at", yours_at)
+print("\n".join(line for line in thunder.last_traces(tmodel_lines)[-1].python(print_depth=1).splitlines()
+                if line.startswith("  # /") or line.startswith("  # snippets") or "linear(" in line))
+
+forward_line = Model.forward.__code__.co_firstlineno + 1  # return torch.relu(self.fc(x))
+assert yours.source_positions.lineno == forward_line and yours.source_filename == Model.forward.__code__.co_filename
+# --8<-- [end:howto-your-line]

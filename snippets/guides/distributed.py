@@ -432,6 +432,47 @@ assert [n for n, _ in MadeBackwards().named_parameters()][:2] == ["c.weight", "c
 assert [p.name for p in thunder.last_traces(jback)[-1].args] == ooo_inputs
 # --8<-- [end:out-of-order]
 
+# --8<-- [start:fsdp-find]
+def fsdp_collectives_for(jmodule, param_name):
+    """Where an FSDP module gathers one parameter (forward) and reduces its gradient (backward)."""
+    prologue = thunder.last_prologue_traces(jmodule)[0]
+    fw = thunder.last_traces(jmodule)[-1]
+    bw = thunder.last_backward_traces(jmodule)[-1]
+    proxy_name = next(
+        b.output.name for b in prologue.bound_symbols
+        if b.sym.name == "unpack_parameter" and b.args[1] == param_name
+    )
+    gather = next(b for b in fw.bound_symbols if b.sym.name == "torch_all_gather_prim_impl" and b.args[0].name == proxy_name)
+    gathered = next(b for b in fw.bound_symbols if b.sym.name == "torch_wait_prim_impl" and b.args[0] is gather.output)
+    position = [p.name for p in fw.bound_symbols[-1].args[0]["flat_args"]].index(proxy_name)
+    made_by = producers(bw)
+    wait = made_by[bw.output[position]]  # the backward returns one gradient per forward input, in order
+    reduce_scatter = made_by[wait.args[0]]
+    divide = made_by[reduce_scatter.args[0]]
+    return proxy_name, [gather, gathered], [divide, reduce_scatter, wait]
+
+
+fw_printed = fsdp_fw.python(print_depth=1).splitlines()
+bw_printed = fsdp_bw.python(print_depth=1).splitlines()
+proxy_name, forward_lines, backward_lines = fsdp_collectives_for(jfsdp, "2.weight")
+print("parameter 2.weight is", proxy_name, "in the traces; the forward gathers it with:")
+for b in forward_lines:
+    print(next(line for line in fw_printed if line.startswith(f"  {b.output.name} = ")))
+print("and the backward reduces and scatters its gradient with:")
+for b in backward_lines:
+    print(next(line for line in bw_printed if line.startswith(f"  {b.output.name} = ")))
+
+for name, p in fsdp_model.named_parameters():  # every parameter: one gather and wait, one divide, scatter, wait
+    found_name, gathered_lines, reduced_lines = fsdp_collectives_for(jfsdp, name)
+    assert [b.sym.name for b in gathered_lines] == ["torch_all_gather_prim_impl", "torch_wait_prim_impl"]
+    assert [b.sym.name for b in reduced_lines] == ["true_divide", "torch_reduce_scatter_prim_impl",
+                                                   "torch_wait_prim_impl"]
+    assert tuple(reduced_lines[-1].output.shape) == tuple(dict(jfsdp.named_parameters())[name].shape)  # a shard
+    readers = [b for b in fsdp_fw.bound_symbols if gathered_lines[1].output.name in {a.name for a in b.flat_proxy_args}]
+    assert any(b.sym.name == "linear" for b in readers)  # the gathered weight or bias is what a linear reads
+assert proxy_name == "t_2_weight"
+# --8<-- [end:fsdp-find]
+
 # --8<-- [start:teardown]
 dist.destroy_process_group()
 print("process group destroyed:", not dist.is_initialized())
