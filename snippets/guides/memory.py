@@ -432,7 +432,7 @@ rows = saved_with_bytes(j_mlp)
 assert [(symbol, size) for _, size, symbol, _ in rows] == [("input", 128), ("tanh", 256), ("input", 128)]
 assert [name for name, *_ in rows] == saved(j_mlp)
 tanh_line = mlp.__code__.co_firstlineno + 1  # h = torch.tanh(x @ w1)
-assert rows[1][3].endswith(f"memory.py:{tanh_line}")
+assert rows[1][3] == f"{mlp.__code__.co_filename}:{tanh_line}"  # the tanh line of mlp, wherever the code runs
 # --8<-- [end:howto-saved]
 
 # --8<-- [start:howto-recompute-one]
