@@ -490,6 +490,11 @@ print("executors=[steex]:", with_rule.grad, "| default executors:", plain.grad)
 assert torch.equal(with_rule.grad, torch.ones(4))  # the straight-through rule
 assert torch.equal(plain.grad, (xr_ > 0).float())  # relu's own gradient, unchanged for everyone else
 assert "steex" not in [ex.name for ex in thunder.get_default_executors()]
+
+after_torch = xr_.clone().requires_grad_()
+thunder.jit(uses_relu, executors=[thunder.executors.torchex.ex, steex])(after_torch).backward()
+print("executors=[torch, steex]:", after_torch.grad)
+assert torch.equal(after_torch.grad, (xr_ > 0).float())  # torch, listed first, runs relu: relu's own rule
 # --8<-- [end:howto-override]
 
 # --8<-- [start:howto-received]
