@@ -408,7 +408,10 @@ assert seen_rejections["(3,) float32, 2.0"] == []  # a hit on entry 0: nothing r
 assert [(i, line.split("(")[0]) for i, line, _ in seen_rejections["(4,) float32, 2.0"]] == [(0, "check_tensor_metadata")]
 assert [i for i, _, _ in seen_rejections["(4,) float32, 3.0"]] == [1, 0]  # newest entry first
 assert "check_number_type_and_value(f0, 2.0)" in seen_rejections["(4,) float32, 3.0"][0][1]
-assert any("cache_info_is_grad_enabled" in line for _, line, _ in seen_rejections["(3,) float32, 2.0, no_grad"])
+assert [(i, line.split(",")[0]) for i, line, _ in seen_rejections["(3,) float32, 2.0, no_grad"]] == [
+    (2, "check_tensor_metadata(v"), (1, "check_tensor_metadata(v"),  # entries 2 and 1: the shape
+    (0, "check_number_type_and_value(cache_info_is_grad_enabled")]  # only entry 0: the grad mode
+assert "(4,)" in seen_rejections["(3,) float32, 2.0, no_grad"][1][1]
 assert thunder.cache_misses(jwhy) == 4 and len(thunder.compile_stats(jwhy).interpreter_cache) == 4
 # the entries' prologue traces say the same: the checks the new entry does not share with the old one
 old_checks, new_checks = ({b.python(indent=0, print_depth=1)[0] for b in entry.prologue_traces[-1].bound_symbols
