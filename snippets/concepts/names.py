@@ -323,3 +323,103 @@ assert by_name["i0"].prefix == "b" and by_name["i0"].type_string() == "bool True
 assert by_name["i2"].python_type is int and by_name["i2"].value == 4 and by_name["i2"].prefix == "i"
 assert isinstance(by_name["f0"], FloatProxy) and by_name["f0"].value == 2.0 and by_name["f0"].prefix == "f"
 # --8<-- [end:number-proxies]
+
+# --8<-- [start:howto-your-line]
+import inspect  # noqa: E402
+from unittest import mock  # noqa: E402
+
+from thunder.core.interpreter import InterpreterRuntimeCtx, unwrap  # noqa: E402
+
+
+def where(trc, name):
+    """The source position of the first line of trc that calls `name`."""
+    line = next(b for b in trc.bound_symbols if b.sym.name == name)
+    return f"{line.source_filename.split('site-packages/')[-1]}:{line.source_positions.lineno}", line
+
+
+linear_at, linear_line = where(first, "linear")
+print("recorded by Thunder: linear at", linear_at, "| relu at", where(first, "relu")[0])
+assert linear_line.source_filename.endswith("torch/nn/modules/linear.py")  # torch's frame, not yours
+assert not linear_line.header  # nothing else on the bound symbol says where it came from
+assert {"source_filename", "source_positions"} == {f for f in vars(linear_line) if f.startswith("source")}
+source = inspect.getsource(InterpreterRuntimeCtx.get_current_user_source_location)
+assert all(m in source for m in ('"thunder.core.interpreter"', '"thunder.core.jit_ext"', '"thunder.torch"'))
+
+
+def exp_by_method(t):
+    return t.exp()  # a Tensor method
+
+
+jexp = thunder.jit(exp_by_method)
+jexp(x)
+method_at, method_line = where(thunder.last_traces(jexp)[0], "exp")
+print("a Tensor method:     exp at", method_at)
+assert method_line.source_filename.endswith("thunder/torch/experimental/dtensor_torch_and_prims.py")  # Thunder's
+
+
+def your_source_location(self):
+    """Like Thunder's, but frames of torch's own modules do not count as the user's either."""
+    for frame in reversed(self.frame_stack):
+        module = unwrap(frame.globals).get("__name__", "")
+        if not (module.startswith(("thunder.", "torch.")) or module == "torch"):
+            return frame.code.co_filename, frame.positions
+    return None, None
+
+
+with mock.patch.object(InterpreterRuntimeCtx, "get_current_user_source_location", your_source_location):
+    tmodel_lines = thunder.jit(model)
+    tmodel_lines(x)  # the call that compiles: the patch must be on while Thunder traces
+yours_at, yours = where(thunder.last_traces(tmodel_lines)[0], "linear")
+print("with the patch:       linear at", yours_at)
+print("\n".join(line for line in thunder.last_traces(tmodel_lines)[-1].python(print_depth=1).splitlines()
+                if line.startswith("  # /") or line.startswith("  # snippets") or "linear(" in line))
+
+forward_line = Model.forward.__code__.co_firstlineno + 1  # return torch.relu(self.fc(x))
+assert yours.source_positions.lineno == forward_line and yours.source_filename == Model.forward.__code__.co_filename
+
+with mock.patch.object(InterpreterRuntimeCtx, "get_current_user_source_location", your_source_location):
+    jexp_lines = thunder.jit(exp_by_method)
+    jexp_lines(x)
+    jseq = thunder.jit(torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()))  # torch's own module
+    jseq(x)
+yours_exp_at, yours_exp = where(thunder.last_traces(jexp_lines)[0], "exp")
+print("with the patch:       exp at", yours_exp_at)
+assert yours_exp.source_positions.lineno == exp_by_method.__code__.co_firstlineno + 1
+seq_lines = [b for b in thunder.last_traces(jseq)[0].bound_symbols if b.sym.name in ("linear", "relu")]
+print("with the patch, nn.Sequential jitted:", [(b.sym.name, b.source_filename) for b in seq_lines])
+assert len(seq_lines) == 2 and all(b.source_filename is None and b.source_positions is None for b in seq_lines)
+# --8<-- [end:howto-your-line]
+
+# --8<-- [start:howto-stale-line]
+import thunder.torch as ltorch  # noqa: E402
+from thunder.extend import OperatorExecutor, register_executor  # noqa: E402
+
+replacing_ex = OperatorExecutor("names_replacing")  # an executor whose operator replaces torch.sin
+register_executor(replacing_ex)
+replacing_ex.register_operator("my_sin", like=ltorch.sin, fn=torch.sin, replaces=torch.sin)
+
+
+def sin_of_double(a):
+    b = a * 2
+    return torch.sin(b)
+
+
+jstale = thunder.jit(sin_of_double, executors=[replacing_ex])
+jstale(x)
+mul_at, _ = where(thunder.last_traces(jstale)[0], "mul")
+my_sin_at, my_sin_line = where(thunder.last_traces(jstale)[0], "my_sin")
+print("mul at", mul_at, "| my_sin at", my_sin_at)
+assert my_sin_line.source_positions.lineno == sin_of_double.__code__.co_firstlineno + 1  # the mul's line, b = a * 2
+assert mul_at == my_sin_at
+
+from thunder.dynamo import thunderfx  # noqa: E402
+
+cmodel = thunderfx(model)
+cmodel(x)
+(fx_linear,) = [n for info in cmodel._backend.subgraph_infos for n in info.original_graph_module.graph.nodes
+                if n.op == "call_function" and n.target is torch._C._nn.linear]
+print("the FX node's stack_trace:")
+print(fx_linear.meta["stack_trace"].rstrip())
+stack_files = [line.split('"')[1] for line in fx_linear.meta["stack_trace"].splitlines() if line.lstrip().startswith("File ")]
+assert stack_files == [Model.forward.__code__.co_filename]  # your frame only: no frame of torch's Linear.forward
+# --8<-- [end:howto-stale-line]

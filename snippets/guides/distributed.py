@@ -448,6 +448,106 @@ by_string = sorted(n for n, _ in deep.named_parameters())
 assert by_string[2:4] == ["1.bias", "1.weight"] and by_string[4] == "10.bias"  # what string order would give
 # --8<-- [end:out-of-order]
 
+# --8<-- [start:fsdp-find]
+def fsdp_collectives_for(jmodule, param_name):
+    """Where an FSDP module gathers one parameter (forward) and reduces its gradient (backward).
+
+    Returns the parameter's proxy name (None when the prologue does not fetch it), the gather and its
+    wait ([] when no gather reads that proxy) and the divide, reduce_scatter and wait ([] when the
+    backward returns no gradient for it)."""
+    prologue = thunder.last_prologue_traces(jmodule)[0]
+    fw = thunder.last_traces(jmodule)[-1]
+    bw = thunder.last_backward_traces(jmodule)[-1]
+    proxy_name = next((
+        b.output.name for b in prologue.bound_symbols
+        if b.sym.name == "unpack_parameter" and b.args[1] == param_name
+    ), None)
+    if proxy_name is None:  # the forward does not use it: it is not an input of the computation
+        return None, [], []
+    gather = next((b for b in fw.bound_symbols
+                   if b.sym.name == "torch_all_gather_prim_impl" and b.args[0].name == proxy_name), None)
+    forward_lines = [] if gather is None else [
+        gather, next(b for b in fw.bound_symbols if b.sym.name == "torch_wait_prim_impl" and b.args[0] is gather.output)]
+    position = [p.name for p in fw.bound_symbols[-1].args[0]["flat_args"]].index(proxy_name)
+    grad = bw.output[position]  # the backward returns one gradient per forward input, in order
+    if grad is None:
+        return proxy_name, forward_lines, []
+    made_by = producers(bw)
+    wait = made_by[grad]
+    reduce_scatter = made_by[wait.args[0]]
+    divide = made_by[reduce_scatter.args[0]]
+    return proxy_name, forward_lines, [divide, reduce_scatter, wait]
+
+
+fw_printed = fsdp_fw.python(print_depth=1).splitlines()
+bw_printed = fsdp_bw.python(print_depth=1).splitlines()
+proxy_name, forward_lines, backward_lines = fsdp_collectives_for(jfsdp, "2.weight")
+print("parameter 2.weight is", proxy_name, "in the traces; the forward gathers it with:")
+for b in forward_lines:
+    print(next(line for line in fw_printed if line.startswith(f"  {b.output.name} = ")))
+print("and the backward reduces and scatters its gradient with:")
+for b in backward_lines:
+    print(next(line for line in bw_printed if line.startswith(f"  {b.output.name} = ")))
+
+for name, p in fsdp_model.named_parameters():  # every parameter: one gather and wait, one divide, scatter, wait
+    found_name, gathered_lines, reduced_lines = fsdp_collectives_for(jfsdp, name)
+    assert [b.sym.name for b in gathered_lines] == ["torch_all_gather_prim_impl", "torch_wait_prim_impl"]
+    assert [b.sym.name for b in reduced_lines] == ["true_divide", "torch_reduce_scatter_prim_impl",
+                                                   "torch_wait_prim_impl"]
+    assert reduced_lines[0].args[1] == dist.get_world_size() == 1  # divided by the world size: 1 here
+    assert producers(fsdp_bw)[reduced_lines[0].args[0]].sym.name != "torch_pad_prim_impl"  # one process: no padding
+    assert tuple(reduced_lines[-1].output.shape) == tuple(dict(jfsdp.named_parameters())[name].shape)  # a shard
+    readers = [b for b in fsdp_fw.bound_symbols if gathered_lines[1].output.name in {a.name for a in b.flat_proxy_args}]
+    assert any(b.sym.name == "linear" for b in readers)  # the gathered weight or bias is what a linear reads
+assert "torch_slice_prim_impl" not in [b.sym.name for b in fsdp_fw.bound_symbols]  # nothing to unpad
+assert proxy_name == "t_2_weight"
+
+
+class TiedFrozenUnused(torch.nn.Module):
+    """b shares a's weight, a's bias does not require grad, and the forward does not use spare."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.spare = (torch.nn.Linear(8, 8) for _ in range(3))
+        self.b.weight = self.a.weight
+        self.a.bias.requires_grad_(False)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
+torch.manual_seed(0)
+odd_model = TiedFrozenUnused()
+jodd = thunder.compile(odd_model, recipe=Recipe(plugins=[FSDP(device=torch.device("cpu"))]))
+jodd(x).sum().backward()
+odd_found = {}
+for name, _ in odd_model.named_parameters(remove_duplicate=False):
+    odd_found[name] = fsdp_collectives_for(jodd, name)
+    found_name, gathered_lines, reduced_lines = odd_found[name]
+    print(f"{name:12} proxy {found_name}, forward {[b.sym.name for b in gathered_lines]}, "
+          f"backward {[b.sym.name for b in reduced_lines]}")
+
+gather_and_wait = ["torch_all_gather_prim_impl", "torch_wait_prim_impl"]
+divide_scatter_wait = ["true_divide", "torch_reduce_scatter_prim_impl", "torch_wait_prim_impl"]
+assert {n: ([b.sym.name for b in f], [b.sym.name for b in r]) for n, (_, f, r) in odd_found.items()} == {
+    "a.weight": (gather_and_wait, divide_scatter_wait),
+    "a.bias": (gather_and_wait, []),  # frozen: gathered, no gradient
+    "b.weight": ([], []),  # tied: a.weight's gather and reduction serve it
+    "b.bias": (gather_and_wait, divide_scatter_wait),
+    "spare.weight": ([], []), "spare.bias": ([], []),  # unused: not fetched
+}
+assert odd_found["b.weight"][0] == "t_b_weight" and odd_found["spare.weight"][0] is None
+odd_fw = thunder.last_traces(jodd)[-1]
+a_weight_gathered = odd_found["a.weight"][1][1].output.name
+assert [b.sym.name for b in odd_fw.bound_symbols
+        if b.sym.name == "linear" and a_weight_gathered in {p.name for p in b.flat_proxy_args}] == ["linear", "linear"]
+assert "t_b_weight" not in {p.name for b in odd_fw.bound_symbols if b.sym.name != "python_return" for p in b.flat_proxy_args}
+torch.manual_seed(0)
+odd_ref = TiedFrozenUnused()
+odd_ref(x).sum().backward()
+torch.testing.assert_close(jodd.get_parameter("a.weight").grad, odd_ref.a.weight.grad)  # both uses' gradients, summed
+# --8<-- [end:fsdp-find]
+
 # --8<-- [start:teardown]
 dist.destroy_process_group()
 print("process group destroyed:", not dist.is_initialized())

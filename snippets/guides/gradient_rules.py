@@ -461,3 +461,105 @@ except RuntimeError as e:
 assert str(no_executor).startswith("Failed to find an executor for bound symbol")
 assert isinstance(called_def, NotImplementedError)
 # --8<-- [end:custom-op-limits]
+
+# --8<-- [start:howto-override]
+steex = OperatorExecutor("steex")  # an executor of our own, listed only where we want its rule
+register_executor(steex)
+st_relu = steex.register_operator("st_relu", like=ltorch.relu, fn=lambda a, inplace=False: torch.relu(a))
+
+
+def relu_straight_through(a, inplace):  # the recorded arguments of the relu line
+    out = st_relu(a, inplace)  # the forward, run by this executor
+    put_grad(a, get_grad(out))  # the gradient passes through unchanged, even where a < 0
+    return out
+
+
+steex.register_implementation(ltorch.relu, st_relu, grad_transform=relu_straight_through)
+
+
+def uses_relu(t):
+    return torch.relu(t).sum()
+
+
+xr_ = torch.tensor([-1.0, 2.0, -3.0, 4.0])
+with_rule, plain = xr_.clone().requires_grad_(), xr_.clone().requires_grad_()
+thunder.jit(uses_relu, executors=[steex])(with_rule).backward()  # this compiled function only
+thunder.jit(uses_relu)(plain).backward()  # the default executors: Thunder's own rule
+print("executors=[steex]:", with_rule.grad, "| default executors:", plain.grad)
+
+assert torch.equal(with_rule.grad, torch.ones(4))  # the straight-through rule
+assert torch.equal(plain.grad, (xr_ > 0).float())  # relu's own gradient, unchanged for everyone else
+assert "steex" not in [ex.name for ex in thunder.get_default_executors()]
+
+after_torch = xr_.clone().requires_grad_()
+thunder.jit(uses_relu, executors=[thunder.executors.torchex.ex, steex])(after_torch).backward()
+print("executors=[torch, steex]:", after_torch.grad)
+assert torch.equal(after_torch.grad, (xr_ > 0).float())  # torch, listed first, runs relu: relu's own rule
+# --8<-- [end:howto-override]
+
+# --8<-- [start:howto-received]
+received = []  # what each rule function was called with
+
+
+def recording(rule):
+    def wrapper(*args, **kwargs):
+        received.append((rule.__name__, [type(a).__name__ if isinstance(a, TensorProxy) else a for a in args], kwargs))
+        return rule(*args, **kwargs)
+    wrapper.__name__ = rule.__name__
+    return wrapper
+
+
+steex.register_implementation(ltorch.relu, st_relu, grad_transform=recording(relu_straight_through))
+shift = gradex.register_operator("shift", meta=lambda x, by=1.0, *, twice=False: TensorProxy(like=x),
+                                 fn=lambda x, by=1.0, *, twice=False: x + by * (2 if twice else 1))
+
+
+@register_augmented_forward(shift.id)
+@recording
+def shift_augmented_forward(x, by, *, twice):  # every parameter, the defaults filled in
+    return shift(x, by, twice=twice), ()
+
+
+@register_backward(shift.id)
+def shift_backward(g):
+    return g, None  # one value per positional argument: x and by
+
+
+nudge = gradex.register_operator("nudge", meta=lambda x, by=0.5: TensorProxy(like=x), fn=lambda x, by=0.5: x + by)
+
+
+@recording
+def nudge_grad(x, by):  # a register_grad function: called the same way
+    out = nudge(x, by)
+    put_grad(x, get_grad(out))
+    return out
+
+
+register_grad(nudge, nudge_grad)
+calls_ = {
+    "torch.relu(t)": lambda t: torch.relu(t).sum(),
+    "F.relu(t, inplace=False)": lambda t: torch.nn.functional.relu(t, inplace=False).sum(),
+    "shift(t)": lambda t: shift(t).sum(),
+    "shift(t, twice=True)": lambda t: shift(t, twice=True).sum(),
+    "nudge(t)": lambda t: nudge(t).sum(),
+}
+for label, call in calls_.items():
+    received.clear()
+    jcall = thunder.jit(call, executors=[steex])
+    jcall(xr_.clone().requires_grad_())
+    ((rule_name, args, kwargs),) = received
+    print(f"{label:26} -> {rule_name}(*{args}, **{kwargs})")
+    recorded = next(b for b in thunder.last_traces(jcall)[0].bound_symbols if b.sym.name in ("relu", "shift", "nudge"))
+    assert (len(recorded.args), recorded.kwargs) == (len(args), kwargs)  # the rule gets the line's args and kwargs
+    assert [a for a in recorded.args if not isinstance(a, TensorProxy)] == [a for a in args if a != "TensorProxy"]
+
+assert received == [("nudge_grad", ["TensorProxy", 0.5], {})]
+try:
+    steex.register_implementation(ltorch.relu, st_relu, grad_transform=lambda a: a)  # no room for inplace
+    thunder.jit(uses_relu, executors=[steex])(xr_.clone().requires_grad_())
+except TypeError as e:
+    print(f"a rule without the inplace parameter: TypeError: {e}")
+    narrow_error = e
+assert "takes 1 positional argument but 2 were given" in str(narrow_error)
+steex.register_implementation(ltorch.relu, st_relu, grad_transform=relu_straight_through)
+# --8<-- [end:howto-received]

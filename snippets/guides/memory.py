@@ -429,3 +429,234 @@ for name, got, want in (("w1", w1.grad, w1_ref.grad), ("w2", w2.grad, w2_ref.gra
 backward_ops = ops(thunder.last_backward_traces(j_bf16)[-1])
 assert backward_ops.count("restore_f32") == 2
 # --8<-- [end:case-backward]
+
+# --8<-- [start:howto-saved]
+from thunder.core.utils import producers  # noqa: E402
+
+
+def saved_with_bytes(jfn):
+    """Each tensor the last forward trace saves: name, bytes, the symbol and your source line that made it."""
+    fw = thunder.last_traces(jfn)[-1]
+    made_by = producers(fw)
+    rows = []
+    for t in get_saved_for_backward_tensors(fw):
+        line = made_by.get(t, None)
+        if line is None or line.sym.name == "unpack_trivial":  # an input of the function
+            rows.append((t.name, t.numel * t.dtype.bytes, "input", ""))
+        else:
+            where = f"{line.source_filename}:{line.source_positions.lineno}" if line.source_positions else "no source line"
+            rows.append((t.name, t.numel * t.dtype.bytes, line.sym.name, where))
+    return rows
+
+
+def show(rows):
+    for name, size, symbol, where in rows:
+        print(f"  {name:5} {size:5} bytes  {symbol:8} {where}")
+    print(f"  total {sum(size for _, size, _, _ in rows)} bytes")
+
+
+def mlp(x, w1, w2):
+    h = torch.tanh(x @ w1)
+    return (h @ w2).sum()
+
+
+torch.manual_seed(0)
+x = torch.randn(4, 8)
+w1 = torch.randn(8, 16, requires_grad=True)
+w2 = torch.randn(16, 2, requires_grad=True)
+j_mlp = thunder.jit(mlp)
+j_mlp(x, w1, w2).sum().backward()
+print("mlp saves:")
+show(saved_with_bytes(j_mlp))
+
+rows = saved_with_bytes(j_mlp)
+assert [(symbol, size) for _, size, symbol, _ in rows] == [("input", 128), ("tanh", 256), ("input", 128)]
+assert [name for name, *_ in rows] == saved(j_mlp)
+tanh_line = mlp.__code__.co_firstlineno + 1  # h = torch.tanh(x @ w1)
+assert rows[1][3] == f"{mlp.__code__.co_filename}:{tanh_line}"  # the tanh line of mlp, wherever the code runs
+# --8<-- [end:howto-saved]
+
+# --8<-- [start:howto-recompute-one]
+import traceback  # noqa: E402
+
+from thunder.core.trace import TraceProvenance, from_trace  # noqa: E402,F811
+
+
+def with_subsymbols_copied(b, **changes):
+    """A copy of the bound symbol whose subsymbols, to every depth, are copies too."""
+    return b.from_bsym(subsymbols=[with_subsymbols_copied(s) for s in b.subsymbols], **changes)
+
+
+class RecomputeInBackward(thunder.Transform):
+    """Tags the one line that `select` picks, so that the backward computes its output again."""
+
+    def __init__(self, select):
+        self.select = select
+
+    def transform_traces_pre_prologue(self, prologue_trc, computation_trc, epilogue_trc, **kwargs):
+        chosen = [b for b in computation_trc.bound_symbols if self.select(b)]
+        assert len(chosen) == 1, f"select picked {len(chosen)} lines"  # exactly one
+        new = from_trace(computation_trc)
+        new.bound_symbols = [
+            with_subsymbols_copied(b, tags=b.tags | {BoundSymbolTag.RECOMPUTE_IN_BACKWARD}) if b is chosen[0] else b
+            for b in computation_trc.bound_symbols
+        ]
+        new.set_provenance(TraceProvenance("Recompute one line in backward"))
+        return prologue_trc, new, epilogue_trc
+
+
+def run(f, transforms=()):
+    w1.grad = w2.grad = None
+    jfn = thunder.jit(f, transforms=list(transforms))
+    jfn(x, w1, w2).backward()
+    return jfn, (w1.grad.clone(), w2.grad.clone())
+
+
+tanh_only = RecomputeInBackward(lambda b: b.sym.name == "tanh")
+j_plain_mlp, grads_plain = run(mlp)
+j_recomputed, grads_recomputed = run(mlp, [tanh_only])
+print("mlp, tanh recomputed, saves:")
+show(saved_with_bytes(j_recomputed))
+print(thunder.last_backward_traces(j_recomputed)[-1].python(print_depth=1).split("del C0\n", 1)[1])
+
+rows_plain, rows_recomputed = saved_with_bytes(j_plain_mlp), saved_with_bytes(j_recomputed)
+assert [symbol for _, _, symbol, _ in rows_recomputed] == ["input", "matmul", "input"]  # tanh's input instead
+assert sum(r[1] for r in rows_plain) == sum(r[1] for r in rows_recomputed) == 512  # net: 0 bytes
+assert "tanh" in ops(thunder.last_backward_traces(j_recomputed)[-1])
+assert "tanh" not in ops(thunder.last_backward_traces(j_plain_mlp)[-1])
+torch.testing.assert_close(grads_recomputed, grads_plain)
+given = next(t for t in thunder.last_traces(j_recomputed) if "Recompute one line" in str(t.get_provenance()))
+before_transform = thunder.last_traces(j_recomputed)[thunder.last_traces(j_recomputed).index(given) - 1]
+
+
+def all_tags(b):  # the tags of a bound symbol and of its subsymbols, to every depth
+    return b.tags.union(*(all_tags(s) for s in b.subsymbols))
+
+
+assert not any(BoundSymbolTag.RECOMPUTE_IN_BACKWARD in all_tags(b) for b in before_transform.bound_symbols)  # unchanged
+given_tanh, before_tanh = (next(b for b in t.bound_symbols if b.sym.name == "tanh") for t in (given, before_transform))
+assert given_tanh.subsymbols and all(BoundSymbolTag.RECOMPUTE_IN_BACKWARD in s.tags for s in given_tanh.subsymbols)
+assert before_tanh.from_bsym().subsymbols[0] is before_tanh.subsymbols[0]  # from_bsym alone shares the subsymbols
+bw_mlp = thunder.last_backward_traces(j_recomputed)[-1]
+(bw_tanh,) = [b for b in bw_mlp.bound_symbols if b.sym.name == "tanh"]
+readers = [b.sym.name for b in bw_mlp.bound_symbols
+           if b.sym.name != "python_del" and bw_tanh.output.name in {p.name for p in b.flat_proxy_args}]
+assert sorted(readers) == ["mul", "permute"]  # tanh's gradient (t * t) and the second matmul's (its transpose)
+
+
+def mlp_and_h(x, w1, w2):  # the same, and it returns the tanh result too
+    h = torch.tanh(x @ w1)
+    return (h @ w2).sum(), h
+
+
+try:
+    thunder.jit(mlp_and_h, transforms=[tanh_only])(x, w1, w2)
+except KeyError as e:
+    returned_error = e
+print("recomputing a tensor that the function also returns: KeyError:", returned_error)
+assert str(returned_error).startswith("'bw_")
+assert "split_into_forward_and_backward" in [f.name for f in traceback.extract_tb(returned_error.__traceback__)]
+# --8<-- [end:howto-recompute-one]
+
+# --8<-- [start:howto-net-zero]
+def tanh_of_input(x, w1, w2):  # tanh reads the input x
+    return (torch.tanh(x) @ w1 @ w2).sum()
+
+
+def input_saved_anyway(x, w1, w2):  # tanh's input a is saved for a gradient of its own
+    a = x @ w1
+    h = torch.tanh(a)
+    return (h * a).sum() + (h @ w2).sum()
+
+
+for f in (tanh_of_input, input_saved_anyway):
+    j_before, _ = run(f)
+    j_after, _ = run(f, [tanh_only])
+    before, after = saved_with_bytes(j_before), saved_with_bytes(j_after)
+    print(f"{f.__name__}: saved {[r[2] for r in before]} {sum(r[1] for r in before)} bytes -> "
+          f"{[r[2] for r in after]} {sum(r[1] for r in after)} bytes")
+    if f is tanh_of_input:
+        assert [r[2] for r in before] == ["input", "matmul", "tanh"] and [r[2] for r in after] == ["input", "matmul", "input"]
+        assert sum(r[1] for r in before) == sum(r[1] for r in after)  # x replaces the tanh result: 0 bytes
+        assert "x" in [r[0] for r in after] and "x" not in [r[0] for r in before]
+        assert [r[1] for r in before if r[2] == "tanh"] == [128]
+    else:
+        assert sum(r[1] for r in before) - sum(r[1] for r in after) == 256  # a was saved anyway: 256 bytes fewer
+        assert "tanh" not in [r[2] for r in after]
+# --8<-- [end:howto-net-zero]
+
+# --8<-- [start:howto-checkpoint-composite]
+from thunder.core.proxies import ProxyTag  # noqa: E402
+
+def block_ending_in_mul(x, w):
+    return torch.var_mean(x @ w, -1)[0][:, None] * w[0]  # ends in ltorch.mul, a composite operation
+
+
+def checkpointed_var(x, w):
+    return torch.utils.checkpoint.checkpoint(block_ending_in_mul, x, w, use_reentrant=False).sum()
+
+
+def saved_storages(jfn, *args):
+    """Call jfn with a pack hook: the tensors it hands autograd to save, as they are (views included)."""
+    packed = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        out = jfn(*args)
+    return out, packed
+
+
+w.grad = None
+j_var = thunder.jit(checkpointed_var)
+out_var, packed_var = saved_storages(j_var, x, w)
+out_var.backward()
+fw_var = thunder.last_traces(j_var)[-1]
+print("checkpointed block ending in a mul saves, by shape:")
+show(saved_with_bytes(j_var))
+print("and by storage (what autograd got):")
+storage_of = {x.untyped_storage().data_ptr(): "x's", w.untyped_storage().data_ptr(): "w's"}
+for t in packed_var:
+    shares = storage_of.get(t.untyped_storage().data_ptr(), "another")
+    print(f"  shape {tuple(t.shape)} stride {t.stride()}: {t.numel() * t.element_size():3} bytes by shape, "
+          f"{shares} storage of {t.untyped_storage().nbytes()} bytes")
+new_storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in packed_var
+                if t.untyped_storage().data_ptr() not in storage_of}
+print("  bytes kept alive besides x and w:", sum(new_storages.values()))
+last_op = next(b for b in thunder.last_traces(j_var)[0].bound_symbols if b.sym.name == "mul")
+print("the block's last operation:", str(last_op).splitlines()[0].strip())
+print("  its subsymbols:", [(b.sym.name, b.output.name) for b in last_op.subsymbols])
+
+var_rows = saved_with_bytes(j_var)
+assert sorted(r[2] for r in var_rows) == ["expand", "expand", "input", "input"]  # the torch executor's broadcasts
+broadcasts = [t for t in get_saved_for_backward_tensors(fw_var) if producers(fw_var)[t].sym.name == "expand"]
+assert [tuple(t.shape) for t in broadcasts] == [tuple(b.output.shape) for b in last_op.subsymbols[:2]] == [(4, 8)] * 2
+assert sum(r[1] for r in var_rows if r[2] == "expand") == 256 > sum(r[1] for r in var_rows if r[0] == "x")  # by shape
+views = [t for t in packed_var if 0 in t.stride()]  # the expands: stride 0 along the broadcast dimension
+assert len(views) == 2 and len(packed_var) == 4
+assert sorted(storage_of.get(t.untyped_storage().data_ptr(), "another") for t in views) == ["another", "w's"]
+(var_view,) = [t for t in views if t.untyped_storage().data_ptr() not in storage_of]
+torch.testing.assert_close(var_view[:, 0], torch.var_mean(x @ w, -1)[0])  # a view of the var result
+assert list(new_storages.values()) == [16] == [4 * 4]  # the var result: 4 float32 values
+assert [b.sym.name for b in last_op.subsymbols] == ["broadcast_in_dim", "broadcast_in_dim", "mul"]
+assert not last_op.sym.is_prim  # a composite: its subsymbols' outputs were not tagged by the checkpoint
+assert all(ProxyTag.RECOMPUTE_IN_BACKWARD not in b.output.tags for b in last_op.subsymbols)
+var_line = next(b for b in thunder.last_traces(j_var)[0].bound_symbols if b.sym.name == "var_mean")
+assert all(ProxyTag.RECOMPUTE_IN_BACKWARD in o.tags for o in var_line.flat_proxy_outs)  # an intermediate: tagged
+assert "var_mean" in ops(thunder.last_backward_traces(j_var)[-1])  # recomputed in the backward
+w_ref = w.detach().clone().requires_grad_()
+checkpointed_var(x, w_ref).backward()
+torch.testing.assert_close(w.grad, w_ref.grad)
+
+
+def mul_out_of_the_block(x, w):  # the same computation, the mul moved out of the checkpointed block
+    var = torch.utils.checkpoint.checkpoint(lambda x, w: torch.var_mean(x @ w, -1)[0][:, None], x, w, use_reentrant=False)
+    return (var * w[0]).sum()
+
+
+w.grad = None
+j_moved = thunder.jit(mul_out_of_the_block)
+j_moved(x, w).backward()
+print("the mul moved out of the block saves:")
+show(saved_with_bytes(j_moved))
+moved_rows = saved_with_bytes(j_moved)
+assert sorted(r[1:3] for r in moved_rows) == sorted(r[1:3] for r in var_rows)  # the same: the mul's own broadcasts
+torch.testing.assert_close(w.grad, w_ref.grad)
+# --8<-- [end:howto-checkpoint-composite]

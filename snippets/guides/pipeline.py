@@ -361,3 +361,64 @@ assert (stats.cache_hits, stats.cache_misses) == (1, 1)  # 3.0 reused the trace 
 assert torch.equal(result, scale(v, 3.0))
 assert [name for name, _ in thunder.last_traces(jscale_sym)[-1].siginfo().args] == ["v", "n"]
 # --8<-- [end:cache-symbolic]
+
+# --8<-- [start:howto-why-recompiled]
+import traceback
+
+
+def rejections(jfn, *args, **kwargs):
+    """Call jfn and return, for each cache entry Thunder tried and rejected, the prologue line that raised."""
+    cache = thunder.compile_stats(jfn).interpreter_cache
+    found = []
+
+    def noting(i, prologue):
+        def run_prologue(*a, **k):
+            try:
+                return prologue(*a, **k)
+            except Exception as e:  # the check that failed: the last frame in the prologue's own code
+                frame = [f for f in traceback.extract_tb(e.__traceback__) if f.filename.startswith("thunder.prologue")][-1]
+                found.append((i, frame.line, f"{type(e).__name__}: {e}"))
+                raise
+        return run_prologue
+
+    originals = list(cache)
+    cache[:] = [entry._replace(prologue_fn=noting(i, entry.prologue_fn)) for i, entry in enumerate(originals)]
+    try:
+        jfn(*args, **kwargs)
+    finally:
+        cache[:len(originals)] = originals  # put the entries back; a new one, if any, stays after them
+    return found
+
+
+jwhy = thunder.jit(scale)
+jwhy(torch.ones(3), 2.0)  # the first compilation: entry 0
+calls = {
+    "(3,) float32, 2.0": lambda: rejections(jwhy, torch.ones(3), 2.0),
+    "(4,) float32, 2.0": lambda: rejections(jwhy, torch.ones(4), 2.0),
+    "(4,) float32, 3.0": lambda: rejections(jwhy, torch.ones(4), 3.0),
+    "(3,) float32, 2.0, no_grad": lambda: torch.no_grad()(rejections)(jwhy, torch.ones(3), 2.0),
+}
+seen_rejections = {}
+for label, call in calls.items():
+    misses = thunder.cache_misses(jwhy)
+    seen_rejections[label] = call()
+    print(f"{label}: {'compiled again' if thunder.cache_misses(jwhy) > misses else 'a cache hit'}")
+    for i, line, error in seen_rejections[label]:
+        print(f"  entry {i} rejected it at: {line}")
+        print(f"    {error.splitlines()[0]}")
+
+assert seen_rejections["(3,) float32, 2.0"] == []  # a hit on entry 0: nothing rejected
+assert [(i, line.split("(")[0]) for i, line, _ in seen_rejections["(4,) float32, 2.0"]] == [(0, "check_tensor_metadata")]
+assert [i for i, _, _ in seen_rejections["(4,) float32, 3.0"]] == [1, 0]  # newest entry first
+assert "check_number_type_and_value(f0, 2.0)" in seen_rejections["(4,) float32, 3.0"][0][1]
+assert [(i, line.split(",")[0]) for i, line, _ in seen_rejections["(3,) float32, 2.0, no_grad"]] == [
+    (2, "check_tensor_metadata(v"), (1, "check_tensor_metadata(v"),  # entries 2 and 1: the shape
+    (0, "check_number_type_and_value(cache_info_is_grad_enabled")]  # only entry 0: the grad mode
+assert "(4,)" in seen_rejections["(3,) float32, 2.0, no_grad"][1][1]
+assert thunder.cache_misses(jwhy) == 4 and len(thunder.compile_stats(jwhy).interpreter_cache) == 4
+# the entries' prologue traces say the same: the checks the new entry does not share with the old one
+old_checks, new_checks = ({b.python(indent=0, print_depth=1)[0] for b in entry.prologue_traces[-1].bound_symbols
+                           if b.sym.name.startswith("check_")} for entry in thunder.compile_stats(jwhy).interpreter_cache[:2])
+print("checks of entry 0 that entry 1 does not have:", sorted(old_checks - new_checks))
+assert sorted(old_checks - new_checks) == ["check_tensor_metadata(v, (3,), 'cpu', torch.float32, False)"]
+# --8<-- [end:howto-why-recompiled]

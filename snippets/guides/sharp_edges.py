@@ -304,3 +304,121 @@ held = TwoTensorsHeld()
 with torch.no_grad():
     assert not torch.equal(thunder.jit(held)(ones), held(ones))  # no argument involved, and still wrong
 # --8<-- [end:other-clashes]
+
+# --8<-- [start:tril-watch]
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+# Run in a process of its own: the ThunderFX call, and a thread that looks, every half second, at what
+# Thunder's interpreter is running. When it is reading source lines for FX's error message, the thread
+# reports and ends the process; it gives up after 90 seconds. Nothing here can hang the build.
+CHILD = r'''
+import json, linecache, os, sys, threading, time, traceback
+import torch
+from thunder.dynamo import thunderfx
+
+
+def interpreted_frames():
+    """The frames Thunder's interpreter is running in the main thread, outermost first."""
+    frame, found = sys._current_frames()[threading.main_thread().ident], []
+    while frame is not None:
+        if frame.f_code.co_name == "_run_frame" and "frame" in frame.f_locals:
+            found.append(frame.f_locals["frame"])
+        frame = frame.f_back
+    return found[::-1]
+
+
+def watch(started=time.monotonic()):
+    while time.monotonic() - started < 90:
+        time.sleep(0.5)
+        frames = interpreted_frames()
+        names = [f"{os.path.basename(f.code.co_filename)}:{f.code.co_name}" for f in frames]
+        if "graph_module.py:__call__" in names and "linecache.py:getline" in names:
+            caught = frames[names.index("graph_module.py:__call__")]  # FX's except block, holding the error
+            e = caught.localsplus[caught.code.co_varnames.index("e")]
+            e = getattr(e, "value", e)  # the interpreter keeps it wrapped
+            files = [s.f_code.co_filename for s, _ in traceback.walk_tb(e.__traceback__)]
+            print(json.dumps({"frames": names, "error": f"{type(e).__name__}: {str(e).splitlines()[0]}",
+                              "files": {f: [files.count(f), len(linecache.getlines(f))] for f in dict.fromkeys(files)}}))
+            sys.stdout.flush()
+            os._exit(0)
+    os._exit(1)
+
+
+def uses_tril_indices(x):
+    rows, cols = torch.tril_indices(3, 3)
+    return x[rows] * x[cols]
+
+
+threading.Thread(target=watch, daemon=True).start()
+thunderfx(uses_tril_indices)(torch.randn(3))
+print(json.dumps({"finished": True}))
+'''
+child = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=150)
+report = json.loads(child.stdout.splitlines()[-1])
+print("Thunder's interpreter, outermost frame first:")
+for name in report["frames"][:report["frames"].index("linecache.py:getline") + 1]:  # the frames below it vary
+    print("  ", name)
+print("the error FX is formatting:", report["error"][:100], "...")
+print("the files of its traceback (frames, lines):")
+site = torch.__file__.rsplit("torch/", 1)[0]
+for path, (frames, lines) in report["files"].items():
+    print(f"  {path.removeprefix(site):40} {frames} frames, {lines} lines")
+
+names = report["frames"]
+assert child.returncode == 0  # the watcher found it there, within 90 seconds
+assert names.index("graph_module.py:__call__") < names.index("traceback.py:extract") < names.index("linecache.py:getline")
+assert report["error"].startswith("NotImplementedError: Trying to call function torch.tril_indices")
+total_lines = sum(lines for _, lines in report["files"].values())
+print("lines in those files:", total_lines)
+assert total_lines > 10_000
+# --8<-- [end:tril-watch]
+
+# --8<-- [start:tril-mechanism]
+from unittest import mock  # noqa: E402
+
+from thunder.core.jit_ext import JitCtx  # noqa: E402
+
+scans = []  # per compilation: how many constraints add_constraint compared a new one with
+real_add_constraint = JitCtx.add_constraint
+
+
+def counting_add_constraint(self, constraint):
+    scans[-1] += len(self._constraints)  # it compares the new constraint with each one already there
+    return real_add_constraint(self, constraint)
+
+
+def reads_a_line(name):
+    def f(x):
+        linecache.getline(name, 1)  # what traceback does for each frame
+        return x.cos()
+    return f
+
+
+for n in (500, 1000, 2000):
+    name = f"<{n} lines>"  # a source file of n lines, in linecache like the files of a traceback
+    lines = [f"# line {i}\n" for i in range(n)]
+    linecache.cache[name] = (sum(map(len, lines)), None, lines, name)
+    jread = thunder.jit(reads_a_line(name))
+    scans.append(0)
+    with mock.patch.object(JitCtx, "add_constraint", counting_add_constraint):
+        jread(x)
+    checked = [b.args[1] for b in thunder.last_prologue_traces(jread)[0].bound_symbols
+               if b.sym.name == "check_string_value"]
+    print(f"{n} lines: {len(checked)} string checks in the prologue, {scans[-1]:,} comparisons")
+    if n == 500:  # where the prologue reads the lines from
+        prologue_lines = str(thunder.last_prologue_traces(jread)[0]).splitlines()
+        start = next(i for i, line in enumerate(prologue_lines) if "['linecache']" in line)
+        print("\n".join(prologue_lines[start:start + 11]))
+        print("  ...")
+    assert set(lines) <= set(checked)  # every line of the file is a check of the prologue
+    assert len(checked) == n + 3 and sorted(set(checked) - set(lines)) == ["", name]  # the name twice, cache_info's ''
+    del linecache.cache[name]
+
+print("comparisons, 2,000 lines / 1,000 lines:", round(scans[2] / scans[1], 2),
+      "| for 2,000 lines / (2,000 squared / 2):", round(scans[2] / (2000**2 / 2), 3))
+print(f"for the {total_lines:,} lines of the traceback's files: about {round(total_lines**2 / 2 / 1e6, 1)} million comparisons")
+assert 3.9 < scans[2] / scans[1] < 4.1 and 3.9 < scans[1] / scans[0] < 4.1  # twice the lines, four times the work
+assert all(abs(scans[i] / (n**2 / 2) - 1) < 0.02 for i, n in enumerate((500, 1000, 2000)))  # about n squared / 2
+# --8<-- [end:tril-mechanism]

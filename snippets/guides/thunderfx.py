@@ -497,3 +497,88 @@ jm_sources = {b.source_filename for b in jm_trc.bound_symbols if b.source_filena
 assert {Path(f).name for f in jm_sources} == {"linear.py", "activation.py"}
 assert all(Path(f).resolve().is_relative_to(Path(torch.__file__).resolve().parent) for f in jm_sources)
 # --8<-- [end:versus_module]
+
+# --8<-- [start:howto-empty-reasons]
+import warnings  # noqa: E402
+
+
+def h(t):
+    return torch.histc(t.sin(), bins=4).sum()
+
+
+ch = thunderfx(h)
+print("before the first call: subgraph_infos =", ch._backend.subgraph_infos)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    before = ch.last_traces
+print("  last_traces =", before, "| warning:", [str(w.message) for w in caught])
+ch(torch.randn(8))
+print("after it:", len(ch._backend.subgraph_infos), "SubgraphInfo, split reasons",
+      [r.reason_type.name for r in ch._backend.subgraph_infos[0].split_reasons])
+
+assert before == [] and [str(w.message) for w in caught] == ["Must invoke the function before using last_traces"]
+assert len(ch._backend.subgraph_infos) == 1 and len(ch._backend.subgraph_infos[0].split_reasons) == 1
+# --8<-- [end:howto-empty-reasons]
+
+# --8<-- [start:howto-before-compile]
+import thunder.dynamo.utils as dynamo_utils  # noqa: E402
+
+
+def unmapped_torch_builtins(f, *args):
+    """Nodes that ThunderFX leaves in a Thunder part although Thunder has no symbol for their target."""
+    found = []
+    for graph_report in fx_report(f)(*args).fx_graph_reports:  # Dynamo's graphs, run by Inductor: no Thunder
+        for part in analyze_thunder_splits(graph_report).subgraph_reports:  # the Thunder parts, not compiled
+            for node in part.graph.graph.nodes:
+                target = node.target
+                module = getattr(target, "__module__", None) or ""
+                if (node.op == "call_function" and inspect.isbuiltin(target)
+                        and target not in _torch_to_thunder_function_map
+                        and module.startswith("torch") and not module.startswith("torch._C")):
+                    found.append((part.graph_name, node.name, f"torch.{target.__name__}"))
+    return found
+
+
+def uses_tril_indices(t):
+    rows, cols = torch.tril_indices(3, 3)
+    return t[rows] * t[cols]
+
+
+x3 = torch.randn(3)
+print("uses_tril_indices:", unmapped_torch_builtins(uses_tril_indices, x3))
+print("fn:               ", unmapped_torch_builtins(fn, x))
+eye_found = unmapped_torch_builtins(lambda t: t.cos() + torch.eye(4)[0], torch.randn(4))
+as_strided_found = unmapped_torch_builtins(lambda t: torch.as_strided(t, (2,), (1,)).cos(), torch.randn(4))
+print("torch.eye:", eye_found, "| torch.as_strided:", as_strided_found)
+
+assert unmapped_torch_builtins(uses_tril_indices, x3) == [("graph0_thunder_0", "tril_indices", "torch.tril_indices")]
+assert unmapped_torch_builtins(fn, x) == []  # histc went to the fallback, with a split reason
+assert [name for _, _, name in eye_found] == ["torch.eye"]  # no split reason: left to Thunder
+assert as_strided_found == []  # it has a split reason: in the fallback part, not in a Thunder part
+tril_node = next(n for n in fx_report(uses_tril_indices)(x3).fx_graph_reports[0].graph.graph.nodes
+                 if n.target is torch.tril_indices)
+assert is_node_supported_by_thunder(tril_node, ThunderCompiler().thunder_options) == (True, None)  # no split reason
+# --8<-- [end:howto-before-compile]
+
+# --8<-- [start:howto-fallback]
+from unittest import mock  # noqa: E402
+
+c_tril = thunderfx(uses_tril_indices)
+with mock.patch.object(dynamo_utils, "UNSUPPORTED_THUNDER_FUNCTION", (torch.tril_indices,)):
+    out_tril = c_tril(x3)  # the first call: Dynamo hands the graph over and the splitter runs
+tril_info = c_tril._backend.subgraph_infos[0]
+print("parts:", [name for name, _ in tril_info.split_graph_module.named_children()])
+for reason in tril_info.split_reasons:
+    print(f"split: {reason.reason_type.name} | {reason.info}")
+print("same result as eager:", torch.equal(out_tril, uses_tril_indices(x3)))
+c_tril(torch.randn(3))  # a later call, outside the patch: the split stays
+print("calls after the patch compile nothing again:", thunder.compile_stats(tril_info.thunder_compiled_fns[0]).cache_misses,
+      "Thunder compilation,", len(c_tril._backend.subgraph_infos), "graph")
+
+assert [name for name, _ in tril_info.split_graph_module.named_children()] == ["inductor_0", "thunder_1"]
+assert [r.reason_type for r in tril_info.split_reasons] == [SplitReasonType.UNSUPPORTED_NODE]
+assert "tril_indices" in tril_info.split_reasons[0].info and "manually disabled" in tril_info.split_reasons[0].info
+assert torch.equal(out_tril, uses_tril_indices(x3))
+assert thunder.compile_stats(tril_info.thunder_compiled_fns[0]).cache_misses == 1 and len(c_tril._backend.subgraph_infos) == 1
+assert dynamo_utils.UNSUPPORTED_THUNDER_FUNCTION == ()  # the patch ended with the with block
+# --8<-- [end:howto-fallback]
