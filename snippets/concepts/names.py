@@ -242,6 +242,15 @@ assert [p.name for p in thunder.last_traces(jglobal)[0].args] == ["x", "W"]  # r
 assert "t___globals___W" in thunder.last_traces(jglobal)[0].names  # the name it had first
 assert [p.name for p in thunder.last_traces(jclosure)[0].args] == ["x", "V"]  # after the closure variable
 assert "t___closure___0_cell_contents" in thunder.last_traces(jclosure)[0].names
+import inspect
+
+from thunder.core.interpreter import INTERPRETER_CALLBACKS
+from thunder.core.jit_ext import general_jit_callbacks
+
+assert INTERPRETER_CALLBACKS.GLOBAL_CALLBACK in general_jit_callbacks  # reading a global renames
+assert INTERPRETER_CALLBACKS.STORE_GLOBAL_CALLBACK not in general_jit_callbacks  # storing to one does not
+assert list(inspect.signature(torch.nn.Sequential.forward).parameters)[1] == "input"  # PyTorch's local...
+assert computation_parameters(torch.nn.Sequential(torch.nn.Linear(2, 2)), ones)[0] == "input"  # ...renames
 # --8<-- [end:renamed]
 
 # --8<-- [start:tensor-metadata]

@@ -173,6 +173,18 @@ jtwice = thunder.jit(twice)
 jtwice(x, y)
 twice_computation = str(thunder.last_traces(jtwice)[0])
 assert "z = ltorch.add(x, y" in twice_computation and re.search(r"t\d+ = ltorch.mul\(z, 2", twice_computation)
+
+
+def twice_then_free(x, y):
+    z = x + y
+    z = z * 2
+    w = z  # a free name met later still renames the second proxy
+    return w - 1
+
+
+jlater = thunder.jit(twice_then_free)
+jlater(x, y)
+assert "w = ltorch.mul(z, 2" in str(thunder.last_traces(jlater)[0])
 # --8<-- [end:spy]
 
 # --8<-- [start:mistake-outside]

@@ -163,6 +163,16 @@ for n in takes_anything:  # each fallback: the torch executor's symbol calls the
     op = torch_executor.implmap[getattr(ltorch, n).id].symbol
     assert (op.module is torch.Tensor or op.module.__name__.startswith("torch")) and op.name == n
     assert callable(getattr(op.module, n))
+
+# The definitions of PyTorch operations that are not attributes of thunder.torch.
+import builtins
+
+definitions = {id(s): s for s in ltorch._torch_to_thunder_function_map.values() if isinstance(s, Symbol)}
+not_attributes = [s for i, s in definitions.items() if i not in {id(v) for v in vars(ltorch).values()}]
+assert 2 * len(not_attributes) < len(definitions)  # most are attributes of thunder.torch
+not_fallbacks = {s.name for s in not_attributes if OpTags.AUTO_REGISTERED not in (s.tags or ())}
+assert not_fallbacks == {"dtensor_from_local", "dtensor_redistribute", "dtensor_to_local"}
+assert all(s.name in vars(ltorch) or hasattr(builtins, s.name) for s in not_attributes if s.name not in not_fallbacks)
 # --8<-- [end:find]
 
 # --8<-- [start:fields]

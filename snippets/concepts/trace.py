@@ -45,6 +45,23 @@ assert all(p.name in trc.names for trc in traces for bsym in trc.bound_symbols
            for p in (*bsym.flat_proxy_args, *bsym.flat_proxy_outs))  # each proxy's name is in names
 prologue_proxies = {p.name for bsym in prologue.bound_symbols for p in (*bsym.flat_proxy_args, *bsym.flat_proxy_outs)}
 assert {"x", "y"} <= prologue_proxies and not {"x", "y"} & prologue.names  # the prologue: renamed, not in its names
+
+
+class Holder:
+    pass
+
+
+def sets_attribute(x, holder):  # setting an attribute makes an epilogue with lines
+    out = x * 2
+    holder.value = out
+    return x
+
+
+jset = thunder.jit(sets_attribute)
+jset(x, Holder())
+epilogue = thunder.compile_stats(jset).last_epilogue_traces[-1]
+epilogue_proxies = {p.name for bsym in epilogue.bound_symbols for p in (*bsym.flat_proxy_args, *bsym.flat_proxy_outs)}
+assert {"out", "x"} <= epilogue_proxies and not {"out", "x"} & epilogue.names  # the epilogue: renamed too
 # --8<-- [end:fields]
 
 # --8<-- [start:last-fields]
@@ -199,6 +216,8 @@ while old is not listed[3]:
 print("from traces[3] to traces[4]:", [pass_name(t) for t in reversed(between)])
 assert len(between) == hops and "Transform for execution" in [pass_name(t) for t in between]
 assert all(t.names is listed[0].names for t in listed)
+assert all(trc is listed[i - 1] or copied_from(trc)[0] < i for i, trc in enumerate(listed[1:], start=1))
+assert [i for i in range(1, len(listed)) if listed[i] is listed[i - 1]] == [5]  # only traces[5] is no copy
 # --8<-- [end:copied-from]
 
 # --8<-- [start:shared]
