@@ -281,6 +281,13 @@ for part in ("layer 0", "layer 1"):
     assert sum(tuple(b.output.shape) in weight_shapes and not any(p.name in inputs for p in b.flat_proxy_args)
                for b in mm) == 4  # a weight's gradient, from the saved input
 assert not {"linear", "layer_norm", "softmax", "var_mean"} & set(count)  # none of these runs whole
+from thunder.core.prims import PrimIDs
+from thunder.core.transforms import _grad_fn_map, augmented_forward_impls
+
+rules = set(_grad_fn_map) | set(augmented_forward_impls)  # the gradient rules Thunder has
+assert "torch.softmax" in augmented_forward_impls and PrimIDs.LINEAR in _grad_fn_map
+assert not {"torch.layer_norm", "torch.nn.functional.linear"} & rules  # no rule of their own
+assert "layer_norm" not in {b.sym.name for b in fw.bound_symbols}  # decomposed in the forward too
 # --8<-- [end:backward]
 
 # --8<-- [start:backward-attention]
