@@ -147,5 +147,7 @@ def test_the_docstring_of_analyze_thunder_splits_reads_as_its_note_says():
     body = BeautifulSoup(markdown.markdown(sections[0].value, extensions=extensions), "html.parser")
     blocks = [child for child in body.children if getattr(child, "name", None)]
     assert [b.name for b in blocks] == ["div", "p"]  # one code block, then one paragraph
+    # read statically, as mkdocstrings does, the summary line keeps its indentation: it is in the code block
+    assert blocks[0].get_text().startswith("Generates a :class:`ThunderFXGraphReport`")
     assert blocks[0].get_text().rstrip().endswith('print(f"fwd_trace:')
     assert "for nvfusion_report in" in blocks[1].get_text()  # the rest of the example, as text

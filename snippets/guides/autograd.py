@@ -58,6 +58,13 @@ assert not jcompare(x, w1).requires_grad
 assert [p.name for p in thunder.last_traces(jcompare)[0].args] == ["x", "w1"] and grad_pass_ran(jcompare)
 assert thunder.last_backward_traces(jcompare) == []  # the pass ran, and found nothing differentiable reading w1
 
+jsize = thunder.jit(lambda x, w1: x * w1.size(0))  # size(), unlike .shape, is read in the computation
+assert not jsize(x, w1).requires_grad and thunder.last_backward_traces(jsize) == []
+assert [p.name for p in thunder.last_traces(jsize)[0].args] == ["x", "w1"] and grad_pass_ran(jsize)
+
+jargmax = thunder.jit(lambda x, w1: x * w1.argmax())  # another non-differentiable use of w1
+assert not jargmax(x, w1).requires_grad and grad_pass_ran(jargmax) and thunder.last_backward_traces(jargmax) == []
+
 w1_copy = w1.detach().clone().requires_grad_()
 jdetached = thunder.jit(lambda x, w: x @ w.detach())  # w only through detach: a backward all the same
 jdetached(x, w1_copy).sum().backward()

@@ -250,11 +250,29 @@ assert [sub.sym.name for sub in sigmoid_line.subsymbols] == ["neg", "exp", "add"
 assert not any(ProxyTag.RECOMPUTE_IN_BACKWARD in sub.output.tags for sub in sigmoid_line.subsymbols)  # none inside
 joint_sig = next(t for t in thunder.last_traces(j_sig) if str(t.get_provenance()).startswith("# Constructed by Grad transform pass"))
 assert "sigmoid" not in ops(joint_sig) and {"exp", "reciprocal"} <= set(ops(joint_sig))  # no rule: its decomposition
+assert not any(o.name.startswith("bw_") for b in joint_sig.bound_symbols for o in b.flat_proxy_outs)  # none copied
 # the exp inside sigmoid and the block's output (the reciprocal) are saved; the tagged matmul is not
 assert [made_by_sig.get(n, n) for n in saved(j_sig)] == ["reciprocal", "exp", "x"]
 w_ref = w.detach().clone().requires_grad_()
 checkpointed_sigmoid(x, w_ref).backward()
 torch.testing.assert_close(w_sig.grad, w_ref.grad)
+
+
+def checkpointed_sigmoid_mid(x, w):  # sigmoid is not the block's last operation: it is tagged
+    return torch.utils.checkpoint.checkpoint(lambda x, w: torch.sigmoid(x @ w) @ w, x, w, use_reentrant=False).sum()
+
+
+w_mid = w.detach().clone().requires_grad_()
+j_mid = thunder.jit(checkpointed_sigmoid_mid)
+j_mid(x, w_mid).backward()
+joint_mid = next(t for t in thunder.last_traces(j_mid) if str(t.get_provenance()).startswith("# Constructed by Grad transform pass"))
+copied_mid = [b.sym.name for b in joint_mid.bound_symbols if any(o.name.startswith("bw_") for o in b.flat_proxy_outs)]
+print("saved, sigmoid mid-block:", saved(j_mid), "| copied into the backward:", copied_mid)
+# the decomposition of the tagged sigmoid inherits the tag: its lines are recomputed, nothing of it is saved
+assert copied_mid == ["matmul", "neg", "exp", "add", "reciprocal"] and saved(j_mid) == ["w", "x"]
+w_ref = w.detach().clone().requires_grad_()
+checkpointed_sigmoid_mid(x, w_ref).backward()
+torch.testing.assert_close(w_mid.grad, w_ref.grad)
 # --8<-- [end:checkpoint-output]
 
 # --8<-- [start:joint-map]

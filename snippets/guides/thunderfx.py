@@ -160,6 +160,20 @@ c_linear(torch.ones(2, 4))  # the input does not require grad; the layer's param
 linear_inputs = [n for n in c_linear._backend.subgraph_infos[0].original_graph_module.graph.nodes if n.op == "placeholder"]
 assert any("parameters" in n.name for n in linear_inputs)  # Dynamo made the parameters inputs of the graph
 assert len(c_linear.last_backward_traces) == 1  # so the part has a backward trace
+
+
+class ComparesItsWeight(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.ones(4))
+
+    def forward(self, t):
+        return t.cos() + (self.w > 0).float()  # the parameter only compared: nothing differentiable
+
+
+c_compares = thunderfx(ComparesItsWeight())
+c_compares(torch.ones(4))
+assert len(c_compares.last_traces) == 1 and c_compares.last_backward_traces == []  # a parameter, but no backward
 # --8<-- [end:backward]
 
 # --8<-- [start:source_lines]
@@ -212,6 +226,11 @@ print("forward traces:", len(cb.last_traces), "| backward traces:", len(cb.last_
 branch_graphs = len(cb._backend.subgraph_infos)
 assert branch_graphs == 2
 assert all(g.split_reasons == [] for g in cb._backend.subgraph_infos)
+c_fallback_only = thunderfx(lambda t: torch.histc(t, bins=4))  # its only node is not Thunder's: not split...
+c_fallback_only(torch.linspace(0, 1, 8))
+(fallback_info,) = c_fallback_only._backend.subgraph_infos
+assert [n for n, _ in fallback_info.split_graph_module.named_children()] == ["inductor_0"]
+assert fallback_info.thunder_compiled_fns == [] and len(fallback_info.split_reasons) == 1  # ...but it has a reason
 assert len(cb.last_traces) == len(cb.last_backward_traces) == 2
 # --8<-- [end:graph_break]
 

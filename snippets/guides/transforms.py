@@ -77,6 +77,9 @@ second = torch.randn(4, 3)
 second_out = tmodel(second)
 log.append("--- second call returned")
 assert torch.allclose(first_out, model(first)) and torch.allclose(second_out, model(second))  # as eager
+grads_thunder = torch.autograd.grad(second_out.sum(), list(tmodel.parameters()))
+grads_eager = torch.autograd.grad(model(second).sum(), list(model.parameters()))
+assert all(torch.allclose(a, b) for a, b in zip(grads_thunder, grads_eager, strict=True))  # the gradient, as eager
 tmodel.load_original_state_dict(model.state_dict())
 log.append("--- load_original_state_dict returned")
 tmodel.original_state_dict()
@@ -137,12 +140,36 @@ log_buffer = []
 buffer_model = torch.nn.Sequential(torch.nn.Linear(3, 3), NonPersistent())
 tbuffer = thunder.jit(buffer_model, transforms=[Recorder("A", log_buffer)])
 tbuffer.load_original_state_dict(buffer_model.state_dict())
-tbuffer.original_state_dict()
+restored_buffer = tbuffer.original_state_dict()
+eager_buffer = buffer_model.state_dict()
+assert list(restored_buffer) == list(eager_buffer) and all(torch.equal(restored_buffer[k], eager_buffer[k]) for k in eager_buffer)
 assert [name for name, _ in buffer_model.named_buffers()] == ["1.scale"]  # submodule '1' holds a buffer...
 assert log_buffer[1:] == [  # ...but has no entry in the state dict, so neither hook runs for it
     "A.transform_state_dict_for_submodule('0')",
     "A.reverse_transform_state_dict_for_submodule('0')",
 ]
+
+
+class Tied(torch.nn.Module):
+    """b's only parameter is a's: tied."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(3, 3, bias=False)
+        self.b = torch.nn.Linear(3, 3, bias=False)
+        self.b.weight = self.a.weight
+
+    def forward(self, x):
+        return self.b(self.a(x))
+
+
+log_tied = []
+tied_model = Tied()
+ttied = thunder.jit(tied_model, transforms=[Recorder("A", log_tied)])
+restored_tied = ttied.original_state_dict()
+assert list(tied_model.state_dict()) == ["a.weight", "b.weight"]  # eager lists the tied weight twice...
+assert list(restored_tied) == ["a.weight"] and torch.equal(restored_tied["a.weight"], tied_model.a.weight)  # Thunder once
+assert log_tied[1:] == ["A.reverse_transform_state_dict_for_submodule('a')"]  # ...the hook runs for 'a' only
 
 import thunder.core.transforms
 
@@ -367,9 +394,10 @@ assert not any(TraceTag.BACKWARD in t.tags for t in given_to_torch_types)  # non
 # --8<-- [end:post-optimization]
 
 # --8<-- [start:cache-hit]
+w_thunder.grad = None
 hit_out = jfn(x, w_thunder)  # the same kind of inputs: a cache hit
 hit_out.sum().backward()
-assert torch.equal(hit_out, fn(x, w))
+assert torch.equal(hit_out, fn(x, w)) and torch.allclose(w_thunder.grad, w_eager.grad)
 print("pass ran on:", count_calls.seen, "| traces ran:", dict(calls))
 print("cache hits:", thunder.cache_hits(jfn))
 
