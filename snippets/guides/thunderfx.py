@@ -20,7 +20,8 @@ out = cfn(x)
 
 print(type(cfn).__name__, "| its backend:", type(cfn._backend).__name__)
 print("same result as fn:", torch.allclose(out, fn(x)))
-assert isinstance(cfn, ThunderFXCompiledObject) and isinstance(cfn._backend, ThunderCompiler)
+assert isinstance(cfn, ThunderFXCompiledObject)
+assert isinstance(cfn._backend, ThunderCompiler)
 assert torch.allclose(out, fn(x))
 # --8<-- [end:setup]
 
@@ -30,8 +31,10 @@ print("graphs Dynamo handed over:", len(backend.subgraph_infos))
 info = backend.subgraph_infos[0]
 print(info.original_graph_module.code.strip())
 
-placeholder = next(n for n in info.original_graph_module.graph.nodes if n.op == "placeholder")
-print("placeholder:", placeholder.name, "| parameter of forward:", placeholder.target)
+nodes = info.original_graph_module.graph.nodes
+placeholder = next(n for n in nodes if n.op == "placeholder")
+print("placeholder:", placeholder.name,
+      "| parameter of forward:", placeholder.target)
 assert len(backend.subgraph_infos) == 1
 assert (placeholder.name, placeholder.target) == ("l_x_", "L_x_")
 # --8<-- [end:dynamo_graph]
@@ -106,9 +109,12 @@ print(trc_thunder_0)
 print(trc_thunder_2)
 
 assert len(cfn.last_traces) == 2
-assert trc_thunder_0 is thunder.last_traces(thunder_0)[-1] and trc_thunder_2 is thunder.last_traces(thunder_2)[-1]
-assert [name for name, _ in trc_thunder_2.siginfo().args] == ["y", "h"]  # FX node names of values it receives
-assert not any(b.sym.name == "histc" for t in cfn.last_traces for b in t.bound_symbols)
+assert trc_thunder_0 is thunder.last_traces(thunder_0)[-1]
+assert trc_thunder_2 is thunder.last_traces(thunder_2)[-1]
+# the FX node names of the values it receives:
+assert [name for name, _ in trc_thunder_2.siginfo().args] == ["y", "h"]
+assert not any(b.sym.name == "histc"
+               for t in cfn.last_traces for b in t.bound_symbols)
 # --8<-- [end:traces]
 
 # --8<-- [start:per_part]
@@ -116,7 +122,9 @@ for name, part in (("thunder_0", thunder_0), ("thunder_2", thunder_2)):
     print(name, "computation traces:")
     for i, trc in enumerate(thunder.last_traces(part)):
         print(f"  [{i}] {trc.get_provenance()}")
-    print(name, "prologue traces:", [str(t.get_provenance()) for t in thunder.last_prologue_traces(part)])
+    prologues = thunder.last_prologue_traces(part)
+    print(name, "prologue traces:",
+          [str(t.get_provenance()) for t in prologues])
 
 assert all(len(thunder.last_traces(p)) > 1 for p in (thunder_0, thunder_2))
 # --8<-- [end:per_part]
@@ -530,13 +538,16 @@ print("before the first call: subgraph_infos =", ch._backend.subgraph_infos)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     before = ch.last_traces
-print("  last_traces =", before, "| warning:", [str(w.message) for w in caught])
+warned = [str(w.message) for w in caught]
+print("  last_traces =", before, "| warning:", warned)
 ch(torch.randn(8))
-print("after it:", len(ch._backend.subgraph_infos), "SubgraphInfo, split reasons",
-      [r.reason_type.name for r in ch._backend.subgraph_infos[0].split_reasons])
+infos = ch._backend.subgraph_infos
+print("after it:", len(infos), "SubgraphInfo, split reasons",
+      [r.reason_type.name for r in infos[0].split_reasons])
 
-assert before == [] and [str(w.message) for w in caught] == ["Must invoke the function before using last_traces"]
-assert len(ch._backend.subgraph_infos) == 1 and len(ch._backend.subgraph_infos[0].split_reasons) == 1
+assert before == []
+assert warned == ["Must invoke the function before using last_traces"]
+assert len(infos) == 1 and len(infos[0].split_reasons) == 1
 # --8<-- [end:howto-empty-reasons]
 
 # --8<-- [start:howto-before-compile]
@@ -601,3 +612,29 @@ assert torch.equal(out_tril, uses_tril_indices(x3))
 assert thunder.compile_stats(tril_info.thunder_compiled_fns[0]).cache_misses == 1 and len(c_tril._backend.subgraph_infos) == 1
 assert dynamo_utils.UNSUPPORTED_THUNDER_FUNCTION == ()  # the patch ended with the with block
 # --8<-- [end:howto-fallback]
+
+# --8<-- [start:howto-fallback-method]
+def sin_both_ways(t):
+    return torch.sin(t) * 2 + t.sin()  # a call of torch.sin, then the method
+
+
+c_both = thunderfx(sin_both_ways)
+with mock.patch.object(dynamo_utils, "UNSUPPORTED_THUNDER_FUNCTION",
+                       (torch.sin,)):
+    c_both(x3)
+both_info = c_both._backend.subgraph_infos[0]
+before_compiling = both_info.original_split_graph_module.split_graph_module
+calls = {name: [(n.name, n.op) for n in part.graph.nodes
+                if n.op.startswith("call")]
+         for name, part in before_compiling.named_children()}
+for name, nodes in calls.items():
+    print(f"{name}:", ", ".join(f"{node} ({op})" for node, op in nodes))
+
+compiled_parts = both_info.split_graph_module.named_children()
+assert [name for name, _ in compiled_parts] == ["inductor_0", "thunder_1"]
+assert calls == {
+    "submod_0": [("sin", "call_function")],  # torch.sin(t): to the fallback
+    "submod_1": [("mul", "call_function"), ("sin_1", "call_method"),
+                 ("add", "call_function")],
+}
+# --8<-- [end:howto-fallback-method]
