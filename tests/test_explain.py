@@ -107,15 +107,26 @@ SCRIPTS = {
     "plain": """
         print("no Thunder in here")
     """,
+    "syntax": """
+        import thunder
+
+        def f(x)
+            return x
+    """,
 }
 
+# --open starts $BROWSER with the page's URL (Python's webbrowser): here a shell that writes it down.
+OPENED = "opened.txt"
+BROWSER = f"/bin/sh -c 'echo \"$0\" > {OPENED}' %s"
 
-def explain(tmp_path, name: str, *args: str) -> tuple[subprocess.CompletedProcess, BeautifulSoup | None]:
+
+def explain(tmp_path, name: str, *args: str, options: tuple[str, ...] = (),
+            env: dict | None = None) -> tuple[subprocess.CompletedProcess, BeautifulSoup | None]:
     folder = tmp_path / name
     folder.mkdir()
     (folder / f"{name}.py").write_text(textwrap.dedent(SCRIPTS[name]))
-    proc = subprocess.run([sys.executable, "-m", "thunder_docs.explain", f"{name}.py", *args], cwd=folder,
-                          capture_output=True, text=True, timeout=600, env=mkdocs_env())
+    proc = subprocess.run([sys.executable, "-m", "thunder_docs.explain", *options, f"{name}.py", *args],
+                          cwd=folder, capture_output=True, text=True, timeout=600, env={**mkdocs_env(), **(env or {})})
     out = folder / "explain" / f"{name}.html"
     proc.page = out  # where the page is (it may not exist)
     return proc, BeautifulSoup(out.read_text(), "html.parser") if out.exists() else None
@@ -143,7 +154,9 @@ def assert_site_dom(soup: BeautifulSoup) -> None:
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("explain")
-    return {name: explain(tmp, name, *(["--flag", "x"] if name == "shapes" else [])) for name in SCRIPTS}
+    return {name: explain(tmp, name, *(["--flag", "x"] if name == "shapes" else []),
+                          options=("--open",) if name == "function" else (), env={"BROWSER": BROWSER})
+            for name in SCRIPTS}
 
 
 def test_a_function_gets_its_computation_prologue_and_epilogue(pages):
@@ -209,8 +222,56 @@ def test_a_script_that_raises_still_gets_its_page_and_fails(pages):
 
 def test_a_script_without_thunder_says_so(pages):
     proc, soup = pages["plain"]
-    assert proc.returncode == 2 and soup is None
+    assert proc.returncode == 3 and soup is None
     assert "compiled nothing with thunder.jit or ThunderFX" in proc.stderr
+
+
+def test_a_syntax_error_is_reported_alone_before_thunder_is_imported(pages):
+    proc, soup = pages["syntax"]
+    assert proc.returncode == 1 and soup is None
+    assert proc.stderr.startswith('  File "syntax.py", line 4') and proc.stderr.rstrip().endswith("SyntaxError: expected ':'")
+    assert "Traceback" not in proc.stderr and "importing thunder" not in proc.stderr
+    assert "compiled nothing" not in proc.stderr
+
+
+def test_open_starts_the_browser_on_the_written_page(pages):
+    proc, _ = pages["function"]
+    assert proc.returncode == 0, proc.stderr
+    opened = (proc.page.parents[1] / OPENED).read_text().strip()
+    assert opened == proc.page.resolve().as_uri()
+    assert f"opened {opened}" in proc.stderr
+    assert not (pages["shapes"][0].page.parents[1] / OPENED).exists()  # only with --open
+
+
+def cli(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "thunder_docs.explain", *argv], capture_output=True, text=True,
+                          timeout=120, env=mkdocs_env())
+
+
+def test_help_is_plain_text_with_every_exit_code():
+    from thunder_docs.explain.cli import EXIT
+
+    proc = cli("--help")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "`" not in proc.stdout and "``" not in proc.stdout
+    for option in ("--out PATH", "--open", "--version", "SCRIPT", "ARGS"):
+        assert option in proc.stdout
+    codes = proc.stdout.split("exit codes:\n", 1)[1]
+    assert [int(line.split()[0]) for line in codes.splitlines() if line[:3].strip().isdigit()] == sorted(EXIT) == [0, 1, 2, 3]
+
+
+def test_usage_errors_exit_2_and_compiled_nothing_exits_3(tmp_path):
+    from importlib import metadata
+
+    assert cli("--no-such-option", "x.py").returncode == 2
+    assert cli().returncode == 2  # no SCRIPT
+    missing = cli(str(tmp_path / "missing.py"))
+    assert missing.returncode == 2 and "no such script" in missing.stderr
+    version = cli("--version")
+    assert version.returncode == 0
+    assert version.stdout.strip() == (f"thunder-explain {metadata.version('thunder-internals')} "
+                                      f"(lightning-thunder {metadata.version('lightning-thunder')}, "
+                                      f"torch {metadata.version('torch')})")
 
 
 def test_the_explorers_one_pass_markup_equals_the_sites():

@@ -1,9 +1,8 @@
-"""``thunder-explain [--out PATH] SCRIPT [ARGS...]``: run SCRIPT, then write its traces' page.
+"""thunder-explain: run a Python script, then write the site's trace view of what it compiled.
 
-SCRIPT runs as ``python SCRIPT ARGS...`` would: ``sys.argv`` is ``[SCRIPT, *ARGS]``, the current
-folder stays, the script's folder is first on ``sys.path``, and it runs as ``__main__``. Exit
-codes: 0 when the script ran and compiled something, 1 when it raised (the page still shows what
-it compiled before, and its traceback), 2 when it compiled nothing with Thunder, 3 for bad usage.
+The command line, its help and its exit codes are in ``parse`` and ``EXIT``. SCRIPT runs as
+``python SCRIPT ARGS...`` would: ``sys.argv`` is ``[SCRIPT, *ARGS]``, the current folder stays,
+the script's folder is first on ``sys.path``, and it runs as ``__main__``.
 """
 
 from __future__ import annotations
@@ -14,21 +13,74 @@ import runpy
 import sys
 import time
 import traceback
+import webbrowser
+from importlib import metadata
 from pathlib import Path
 
 PREFIX = "thunder-explain:"
+
+# Exit codes, one meaning each (shown by --help).
+OK = 0  # the script ran and compiled something; the page is written
+SCRIPT_FAILED = 1  # the script raised, or has a syntax error (the page, if any, shows its traceback)
+USAGE = 2  # bad usage: an unknown option, no script, a script that does not exist (argparse's own code)
+NOTHING_COMPILED = 3  # the script ran but compiled nothing with thunder.jit or ThunderFX: no page
+EXIT = {
+    OK: "the script ran and compiled something; the page is written",
+    SCRIPT_FAILED: "the script raised (the page shows what it compiled before, and the traceback),\n"
+                   "     or it has a syntax error (reported alone, before Thunder is imported)",
+    USAGE: "bad usage: an unknown option, no SCRIPT, or a SCRIPT that does not exist",
+    NOTHING_COMPILED: "the script ran but compiled nothing with thunder.jit or ThunderFX: no page",
+}
+ITS_OWN = "A script that calls sys.exit(N) with a number N other than 0 exits with N."
+
+DESCRIPTION = """\
+Run a Python script, then write one self-contained HTML page of what it compiled with
+thunder.jit or ThunderFX: each compilation's traces, marked up as on the site, with the
+executors that ran each line and those that declined it, and the lines of your own files
+that made each trace line.
+
+SCRIPT runs as "python SCRIPT ARGS..." would: sys.argv is [SCRIPT, *ARGS], the current folder
+stays, the script's folder is first on sys.path, and it runs as __main__."""
 
 
 def _progress(message: str) -> None:
     print(f"{PREFIX} {message}", file=sys.stderr, flush=True)
 
 
+def version() -> str:
+    """This explorer's version and the Thunder and torch it runs with (read without importing them)."""
+    def installed(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return (f"thunder-explain {installed('thunder-internals')} "
+            f"(lightning-thunder {installed('lightning-thunder')}, torch {installed('torch')})")
+
+
 def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="thunder-explain", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, help="the HTML file to write (default: explain/<script>.html)")
-    parser.add_argument("script", help="the Python script to run")
-    parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
+    codes = "\n".join(f"  {code}  {meaning}" for code, meaning in EXIT.items())
+    parser = argparse.ArgumentParser(
+        prog="thunder-explain", description=DESCRIPTION, epilog=f"exit codes:\n{codes}\n{ITS_OWN}",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, metavar="PATH",
+                        help="the HTML file to write (default: explain/SCRIPT_NAME.html)")
+    parser.add_argument("--open", action="store_true", help="open the page in a web browser when it is written")
+    parser.add_argument("--version", action="version", version=version())
+    parser.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
     return parser.parse_args(argv)
+
+
+def syntax_error(script: Path) -> str | None:
+    """Python's own report of a syntax error in the script, or None: checked before Thunder is
+    imported, so that such a script costs no import and reports that error alone."""
+    try:
+        compile(script.read_bytes(), str(script), "exec")
+    except SyntaxError as exc:
+        return "".join(traceback.format_exception_only(exc))
+    return None
 
 
 def check_hooks() -> None:
@@ -75,14 +127,17 @@ def main(argv: list[str] | None = None) -> int:
     script = Path(options.script)
     if not script.is_file():
         print(f"{PREFIX} no such script: {script}", file=sys.stderr)
-        return 3
+        return USAGE
+    if problem := syntax_error(script):
+        print(problem, file=sys.stderr, end="")
+        return SCRIPT_FAILED
     collected, error, code = run(script, options.args)
     if not collected.functions and not collected.backends:
         if error:
             print(error, file=sys.stderr, end="")
         print(f"{PREFIX} {script} compiled nothing with thunder.jit or ThunderFX: there are no traces to show "
               "(call thunder.jit(fn) or thunderfx(fn), and call the result, in the script)", file=sys.stderr)
-        return code or 2
+        return code or NOTHING_COMPILED
     from thunder_docs.explain.page import page
     from thunder_docs.explain.report import build
 
@@ -93,4 +148,16 @@ def main(argv: list[str] | None = None) -> int:
     if error:
         print(error, file=sys.stderr, end="")
     _progress(f"wrote {out} ({len(report.functions)} functions, {report.compilations} compilations)")
+    if options.open:
+        open_page(out)
     return code
+
+
+def open_page(out: Path) -> None:
+    """Open the written page in the reader's web browser (Python's webbrowser: $BROWSER, then the
+    system's default); say so when none could be started, since the page is written anyway."""
+    uri = out.resolve().as_uri()
+    if webbrowser.open(uri):
+        _progress(f"opened {uri}")
+    else:
+        _progress(f"could not start a web browser; open {uri}")
