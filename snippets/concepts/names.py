@@ -367,10 +367,12 @@ assert method_line.source_filename.endswith("thunder/torch/experimental/dtensor_
 
 
 def your_source_location(self):
-    """Like Thunder's, but frames of torch's own modules do not count as the user's either."""
+    """Like Thunder's, but no frame of Thunder's modules or of torch's counts as the user's; the
+    models that Thunder ships in thunder.tests (plain PyTorch) do count."""
     for frame in reversed(self.frame_stack):
         module = unwrap(frame.globals).get("__name__", "")
-        if not (module.startswith(("thunder.", "torch.")) or module == "torch"):
+        thunders = module == "thunder" or (module.startswith("thunder.") and not module.startswith("thunder.tests."))
+        if not (thunders or module.startswith("torch.") or module == "torch"):
             return frame.code.co_filename, frame.positions
     return None, None
 
@@ -397,6 +399,16 @@ assert yours_exp.source_positions.lineno == exp_by_method.__code__.co_firstlinen
 seq_lines = [b for b in thunder.last_traces(jseq)[0].bound_symbols if b.sym.name in ("linear", "relu")]
 print("with the patch, nn.Sequential jitted:", [(b.sym.name, b.source_filename) for b in seq_lines])
 assert len(seq_lines) == 2 and all(b.source_filename is None and b.source_positions is None for b in seq_lines)
+
+from thunder.tests import nanogpt_model  # noqa: E402  (a model Thunder ships, in plain PyTorch)
+
+mlp = nanogpt_model.MLP(nanogpt_model.GPTConfig(n_embd=8, dropout=0.0, bias=True))
+with mock.patch.object(InterpreterRuntimeCtx, "get_current_user_source_location", your_source_location):
+    jmlp = thunder.jit(mlp)
+    jmlp(torch.randn(2, 8))
+mlp_at = [where(thunder.last_traces(jmlp)[0], name)[0] for name in ("linear", "gelu")]
+print("with the patch, nanogpt_model.MLP:", mlp_at)
+assert all(at.startswith("thunder/tests/nanogpt_model.py:") for at in mlp_at)
 # --8<-- [end:howto-your-line]
 
 # --8<-- [start:howto-stale-line]

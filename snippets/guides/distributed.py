@@ -177,6 +177,13 @@ assert events == ["backward done", "_sync_grads(jmodel)"] + ["all_reduce(.grad)"
 assert sorted(map(id, reduced)) == sorted(id(p.grad) for p in jmodel.parameters() if p.grad is not None)
 assert (thunder.compile_stats(jmodel).cache_misses, thunder.compile_stats(jmodel).cache_hits) == (2, 1)  # no new variant
 assert not thunder.distributed.get_skip_data_parallel_grad_sync()  # the flag is reset on exit
+
+# A synced call hits entry 0; Thunder updates last_traces on a hit but not last_backward_traces,
+# so the lists that collectives_for reads now come from two entries (read them after a compile).
+jmodel(x)
+entries = thunder.compile_stats(jmodel).interpreter_cache
+assert len(entries) == 2 and thunder.last_traces(jmodel) is entries[0].computation_traces
+assert thunder.last_backward_traces(jmodel) is entries[1].backward_traces is not entries[0].backward_traces
 # --8<-- [end:no-sync-module]
 
 # --8<-- [start:sort-waits]

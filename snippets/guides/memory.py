@@ -253,6 +253,17 @@ assert "sigmoid" not in ops(joint_sig) and {"exp", "reciprocal"} <= set(ops(join
 assert not any(o.name.startswith("bw_") for b in joint_sig.bound_symbols for o in b.flat_proxy_outs)  # none copied
 # the exp inside sigmoid and the block's output (the reciprocal) are saved; the tagged matmul is not
 assert [made_by_sig.get(n, n) for n in saved(j_sig)] == ["reciprocal", "exp", "x"]
+j_plain_sig = thunder.jit(lambda x, w: sigmoid_block(x, w).sum())  # no checkpoint: the same saved list
+j_plain_sig(x, w.detach().clone().requires_grad_()).backward()
+made_by_plain = {o.name: b.sym.name for b in thunder.last_traces(j_plain_sig)[-1].bound_symbols
+                 for o in b.flat_proxy_outs if b.sym.name != "unpack_trivial"}
+assert [made_by_plain.get(n, n) for n in saved(j_plain_sig)] == ["reciprocal", "exp", "x"]
+try:  # use_reentrant=True: Thunder raises, with an error that does not name the cause
+    thunder.jit(lambda x, w: torch.utils.checkpoint.checkpoint(sigmoid_block, x, w, use_reentrant=True).sum())(x, w)
+except TypeError as error:
+    assert str(error) == "exceptions must derive from BaseException", error
+else:
+    raise AssertionError("use_reentrant=True compiled")
 w_ref = w.detach().clone().requires_grad_()
 checkpointed_sigmoid(x, w_ref).backward()
 torch.testing.assert_close(w_sig.grad, w_ref.grad)

@@ -131,6 +131,9 @@ for n, b in enumerate(matmuls, 1):
     part = next(part for part, lines in fw_parts.items() if b in lines)
     print(f"matmul {n}: {b.output.name} in {part}, made by {':'.join(map(str, line_of(b)))}")
 assert len(matmuls) == 4 and len({line_of(b) for b in matmuls}) == 1  # one line made all four
+products = [b for b in fwd if b.sym.name in ("matmul", "linear")]  # every matrix product, in order
+assert [b.sym.name for b in products[:3]] == ["linear", "matmul", "matmul"] and products[2] is matmuls[1]
+assert all(b in fw_parts["layer 0"] for b in products[:3])
 assert all(b.source_filename is None for b in bw.bound_symbols)  # no backward line has a source
 in_thunder = [b for b in fw_parts["layer 0"] if line_of(b)[0] == "dtensor_torch_and_prims.py"]
 assert names(in_thunder) == ["permute"] * 4  # the layer's four .transpose(1, 2)

@@ -182,6 +182,22 @@ class ComparesItsWeight(torch.nn.Module):
 c_compares = thunderfx(ComparesItsWeight())
 c_compares(torch.ones(4))
 assert len(c_compares.last_traces) == 1 and c_compares.last_backward_traces == []  # a parameter, but no backward
+
+
+def makes_a_leaf(t):
+    w = torch.ones(4, requires_grad=True)  # made inside: no input requires grad, but w does
+    return (t * w).sum()
+
+
+c_leaf = thunderfx(makes_a_leaf)
+c_leaf(torch.ones(4))
+assert len(c_leaf.last_traces) == 1 and len(c_leaf.last_backward_traces) == 1
+try:
+    thunder.last_traces(c_leaf)  # the module's functions take what thunder.jit returns
+except TypeError as error:
+    assert "doesn't seem to be a thunder compiled function" in str(error), error
+else:
+    raise AssertionError("thunder.last_traces took a ThunderFX object")
 # --8<-- [end:backward]
 
 # --8<-- [start:source_lines]
@@ -637,4 +653,13 @@ assert calls == {
     "submod_1": [("mul", "call_function"), ("sin_1", "call_method"),
                  ("add", "call_function")],
 }
+
+c_method = thunderfx(sin_both_ways)  # now the method too: torch.Tensor.sin
+with mock.patch.object(dynamo_utils, "UNSUPPORTED_THUNDER_FUNCTION",
+                       (torch.sin, torch.Tensor.sin)):
+    c_method(x3)
+method_info = c_method._backend.subgraph_infos[0]
+sent = [r.info.split()[3] for r in method_info.split_reasons]  # "node with name: NAME and ..."
+print("with torch.Tensor.sin in the tuple too, sent:", sent)
+assert sent == ["sin", "sin_1"]
 # --8<-- [end:howto-fallback-method]
