@@ -29,6 +29,7 @@ from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page as MkDocsPage
+from mkdocs.utils.meta import get_data
 
 from thunder_docs.plugins.exec import approved
 from thunder_docs.plugins.exec.cache import OutputCache, device_name
@@ -141,8 +142,7 @@ class ExecPlugin(BasePlugin[ExecConfig]):
         if not self.config.execute or model is None or not model.includes:
             return markdown
         if markdown != model.body:
-            raise PluginError(f"thunder-exec: {model.path} was changed by a plugin listed before thunder-exec; "
-                              "list thunder-exec earlier in mkdocs.yml")
+            raise PluginError(why_changed(model.path, model.body, Path(page.file.abs_src_path)))
         return insert_outputs(self.site, model, markdown, self.machine)
 
     # Before thunder-links (10): a notebook's page reaches it with its glossary terms marked, as a
@@ -152,3 +152,14 @@ class ExecPlugin(BasePlugin[ExecConfig]):
         if page.file.src_uri in self.site.notebooks:
             return mark_terms(fix_appended_style(html), abbreviations_of(config))
         return html
+
+
+def why_changed(path: str, read: str, source: Path) -> str:
+    """The error for a page whose Markdown is not the text this build executed: the file was
+    edited on disk after the build read it (build again), or a plugin before thunder-exec changed it."""
+    on_disk = get_data(source.read_text(encoding="utf-8-sig"))[0] if source.is_file() else None
+    if on_disk != read:
+        return (f"thunder-exec: {path} changed on disk while the build ran, after its code was executed: "
+                "build again")
+    return (f"thunder-exec: {path} was changed by a plugin listed before thunder-exec; "
+            "list thunder-exec earlier in mkdocs.yml")
