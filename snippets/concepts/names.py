@@ -385,6 +385,11 @@ print("with the patch:       linear at", yours_at)
 print("\n".join(line for line in thunder.last_traces(tmodel_lines)[-1].python(print_depth=1).splitlines()
                 if line.startswith("  # /") or line.startswith("  # snippets") or "linear(" in line))
 
+with mock.patch.object(InterpreterRuntimeCtx, "get_current_user_source_location", your_source_location):
+    jit_only = thunder.jit(model)  # the patch around thunder.jit alone: nothing is traced yet
+jit_only(x)  # Thunder traces here, at the first call, with its own lookup
+assert where(thunder.last_traces(jit_only)[0], "linear")[1].source_filename.endswith("torch/nn/modules/linear.py")
+
 forward_line = Model.forward.__code__.co_firstlineno + 1  # return torch.relu(self.fc(x))
 assert yours.source_positions.lineno == forward_line and yours.source_filename == Model.forward.__code__.co_filename
 

@@ -131,7 +131,7 @@ assert trc_c.python() == trc_a.python()  # the same program as way (a)
 # --8<-- [start:jitted]
 jitted = thunder.jit(my_add)
 jitted(torch.ones(3, 3), torch.ones(3, 3, 3))
-first = thunder.last_traces(jitted)[0]  # the interpreter's trace, before any pass
+first = thunder.last_traces(jitted)[0]  # the interpreter's trace
 diff = difflib.unified_diff(
     str(trc_a).splitlines(), str(first).splitlines(), "by hand", "jitted", lineterm=""
 )

@@ -238,6 +238,20 @@ print("\n".join(line.rstrip() for line in report_unique.splitlines()))
 assert "of which 0 (0.0%) are supported" in report_unique
 assert "working as expected" not in report_unique and "compiling" not in report_unique  # it stopped there
 
+
+def branches_on_a_value(t):  # every operation supported, but thunder.jit cannot compile it
+    return t.sin() if t.sum() > 0 else t.cos()
+
+
+printed = io.StringIO()
+try:
+    with contextlib.redirect_stdout(printed):
+        examine(branches_on_a_value, a)
+except NotImplementedError:  # examine prints that running it failed, then raises the error
+    assert "100.0%" in printed.getvalue() and "Encountered an error while running the compiled function" in printed.getvalue()
+else:
+    raise AssertionError("examine returned")
+
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     print("get_fusions:", get_fusions(trc))

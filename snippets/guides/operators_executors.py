@@ -256,8 +256,14 @@ assert len(kept.args) == 1 and kept.kwargs == {"negative_slope": 0.2}
 # --8<-- [start:grad-transform]
 xr, yr = x.clone().requires_grad_(), y.clone().requires_grad_()
 with_rule = thunder.jit(g, executors=[myex])  # no grad transform yet: Thunder's rule for mul
-with_rule(xr, yr).sum().backward()
+out_rule = with_rule(xr, yr)
+out_rule.sum().backward()
 rule_backward = thunder.last_backward_traces(with_rule)[-1]
+xe, ye = x.clone().requires_grad_(), y.clone().requires_grad_()
+out_eager = g(xe, ye)
+out_eager.sum().backward()
+torch.testing.assert_close(out_rule, out_eager)  # the result and both gradients are PyTorch's
+torch.testing.assert_close((xr.grad, yr.grad), (xe.grad, ye.grad))
 assert sum(b.sym.name == "my_mul" for b in rule_backward.bound_symbols) == 3
 
 from thunder.core.prims import PrimIDs  # noqa: E402
@@ -306,9 +312,15 @@ assert calls == ["my_mul", "my_mul", "mul_grads"]  # forward; sin's backward (a 
 
 calls.clear()  # float64: float32_only declines, torch runs the mul, and Thunder's own rule is used
 x64g, y64g = x.double().requires_grad_(), y.double().requires_grad_()
-jg(x64g, y64g).sum().backward()
+out64 = jg(x64g, y64g)
+out64.sum().backward()
 backward64 = thunder.last_backward_traces(jg)[-1]
 assert calls == [] and not any(b.sym.name == "mul_grads" for b in backward64.bound_symbols)
+x64e, y64e = x.double().requires_grad_(), y.double().requires_grad_()
+out64_eager = g(x64e, y64e)
+out64_eager.sum().backward()
+torch.testing.assert_close(out64, out64_eager)
+torch.testing.assert_close((x64g.grad, y64g.grad), (x64e.grad, y64e.grad))
 torch.testing.assert_close(x64g.grad, (torch.cos(x * y) * y).double())
 # --8<-- [end:grad-transform]
 

@@ -125,6 +125,9 @@ for (path, lineno), count in made_by.items():  # in the order the layer first us
     code = linecache.getline(path, lineno).strip()
     print(f"{count:5}  {os.path.basename(path)}:{lineno:<4} {code[:52]}")
 assert sum(made_by.values()) == size and all(b.source_filename is not None for b in fwd)
+c_attn_line = next(b for b in fw_parts["layer 0"] if ".c_attn(" in linecache.getline(b.source_filename,
+                                                                                     b.source_positions.lineno))
+assert names(b for b in fw_parts["layer 0"] if line_of(b) == line_of(c_attn_line)) == ["split"]  # its linear is torch's
 
 matmuls = [b for b in fwd if b.sym.name == "matmul"]
 for n, b in enumerate(matmuls, 1):
