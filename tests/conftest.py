@@ -71,6 +71,7 @@ def standalone_root() -> Path:
     atexit.register(shutil.rmtree, base, ignore_errors=True)
     root = base.joinpath(*PROXY_LIKE_FOLDERS, "checkout")
     shutil.copytree(SNIPPETS, root / "snippets", ignore=shutil.ignore_patterns("approved", "__pycache__"))
+    shutil.copytree(ROOT / "examples", root / "examples")  # the scripts the explorer's guide runs
     return root
 
 
@@ -105,6 +106,16 @@ def built_site(tmp_path_factory) -> Path:
             assert proc.returncode == 0, proc.stdout + proc.stderr
             done.touch()
     return site
+
+
+# The explorer's pages that thunder-explore writes beside the site: thunder-explain's own
+# self-contained HTML, not Material pages (tests/test_explore.py checks them).
+EXPLORE_FOLDER = "explore"
+
+
+def material_pages(site: Path, name: str = "*.html") -> list[Path]:
+    """The site's HTML files that Material made (every one but the explorer's pages), sorted."""
+    return sorted(p for p in site.rglob(name) if p.relative_to(site).parts[0] != EXPLORE_FOLDER)
 
 
 # -- reports the browser tests collect (page weights, the axe audit), printed once at the end -------

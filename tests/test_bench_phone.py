@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import material_pages
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -74,7 +76,7 @@ def test_a_site_whose_theme_script_is_not_found_is_an_error(tmp_path):
 
 def test_the_theme_script_pattern_finds_material_s_script_on_every_built_page(built_site):
     """The pattern follows the tag Material writes: each page of the built site loads bundle.js once."""
-    pages = sorted(built_site.rglob("*.html"))
+    pages = material_pages(built_site)
     assert pages, f"no page in {built_site}"
     found = {page.relative_to(built_site).as_posix(): len(bench.THEME_SCRIPT.findall(page.read_text(encoding="utf-8")))
              for page in pages}

@@ -65,7 +65,7 @@ assert [p.name for p in thunder.last_traces(jsize)[0].args] == ["x", "w1"] and g
 jargmax = thunder.jit(lambda x, w1: x * w1.argmax())  # another non-differentiable use of w1
 assert not jargmax(x, w1).requires_grad and grad_pass_ran(jargmax) and thunder.last_backward_traces(jargmax) == []
 
-for no_rule in (torch.round, torch.trunc, torch.argmin):  # no gradient in eager; Thunder has no rule for their prims
+for no_rule in (torch.round, torch.trunc, torch.argmin):  # Thunder has no rule for their prims
     try:
         thunder.jit(lambda x, w1: x * no_rule(w1).sum())(x, w1)
     except RuntimeError as error:
@@ -168,6 +168,16 @@ print("backward, untagged:       ", sorted({b.sym.name for b in bw.bound_symbols
 
 assert tagged(fw) == [] and "matmul" in tagged(bw)
 assert {b.sym.name for b in bw.bound_symbols} - set(tagged(bw)) == plumbing  # only these lines are untagged
+
+from thunder.core.trace import TraceTag  # noqa: E402
+from thunder.executors.torch_compile import torch_compile_ex  # noqa: E402
+
+jfused = thunder.jit(fn, executors=[torch_compile_ex])  # a fusion executor: the backward's work is one region
+jfused(x, w1.detach().clone().requires_grad_(), w2.detach().clone().requires_grad_()).sum().backward()  # copies: w1.grad stays
+bw_fused = thunder.last_backward_traces(jfused)[-1]
+regions = [b for b in bw_fused.bound_symbols if b.sym.is_fusion]
+assert regions and not any(BoundSymbolTag.BACKWARD in b.tags for b in regions)  # a region carries no tag
+assert TraceTag.BACKWARD in bw_fused.tags  # the trace's own tag holds
 # --8<-- [end:tags]
 
 # --8<-- [start:gradients]

@@ -90,6 +90,9 @@ assert names == ["original_graph_module", "original_split_graph_module", "split_
                  "thunder_compiled_fns", "thunder_compiled_fns_example_inputs",
                  "submodule_to_compiled_functions", "split_reasons"]
 assert all(isinstance(f, thunder.ThunderModule) for f in info.thunder_compiled_fns)
+# a value range for the graph's own input (thunder_0's x), none for what comes from another part (thunder_2's)
+ranges = [[(m.min_val is None, m.max_val is None) for m in part] for part in info.thunder_compiled_fns_example_inputs]
+assert ranges[0] == [(False, False)] and ranges[-1] and all(r == (True, True) for r in ranges[-1])
 assert [v.compiler.name for v in info.submodule_to_compiled_functions.values()] == ["THUNDER", "TORCH_INDUCTOR",
                                                                                       "THUNDER"]
 # its values' compiled_fn are the parts that run, the children of split_graph_module, in order

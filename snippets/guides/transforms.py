@@ -171,6 +171,10 @@ assert list(tied_model.state_dict()) == ["a.weight", "b.weight"]  # eager lists 
 assert list(restored_tied) == ["a.weight"] and torch.equal(restored_tied["a.weight"], tied_model.a.weight)  # Thunder once
 assert log_tied[1:] == ["A.reverse_transform_state_dict_for_submodule('a')"]  # ...the hook runs for 'a' only
 
+root_held = torch.nn.Linear(3, 2)  # the root module holds its parameters itself
+restored_root = thunder.jit(root_held, transforms=[Recorder("A", [])]).original_state_dict()
+assert list(root_held.state_dict()) == ["weight", "bias"] and list(restored_root) == [".weight", ".bias"]  # 0.2.6
+
 import thunder.core.transforms
 
 # thunder.jit's docstring names thunder.core.transforms.Transform: an import of the class there.
@@ -485,4 +489,12 @@ assert len(own.bound_symbols) == n + 1 and own.bound_symbols[2].sym.id == "torch
 replace_inplace(own, 2, lambda bsym: ltorch.sin(bsym.args[0]))  # changes `own` too
 assert len(own.bound_symbols) == n + 1 and own.bound_symbols[2].sym.id == "torch.sin"
 assert len(traces[0].bound_symbols) == n  # the original is untouched
+assert own._complete  # both helpers leave the trace marked complete: nothing more is recorded into it
+try:
+    with tracectx(own):
+        ltorch.cos(own.args[0])
+except RuntimeError as error:
+    assert "to a trace that is complete" in str(error), error
+else:
+    raise AssertionError("a symbol was recorded into a complete trace")
 # --8<-- [end:inplace-helpers]

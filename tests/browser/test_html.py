@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import material_pages
+
 from .harness import ROOT, doc_pages
 
 pytestmark = pytest.mark.xdist_group("browser")
@@ -79,7 +81,7 @@ def checked(built_site, html_report):
     """The Nu checker's errors on every built page, sorted: {"ours": [...], "diagrams": [...], "material": [...]}."""
     if not VNU.is_file():
         pytest.fail(f"{VNU} is missing: run `scripts/dev setup` (npm ci installs vnu-jar)")
-    pages = sorted(built_site.rglob("*.html"))
+    pages = material_pages(built_site)
     proc = subprocess.run([JAVA, "-Xss4m", "-jar", str(VNU), "--format", "json", "--errors-only", *map(str, pages)],
                           capture_output=True, text=True, timeout=600)
     messages = json.loads(proc.stderr)["messages"]  # the checker writes its report to stderr

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import material_pages
+
 from .harness import base_path, built_pages, configured_site_url, doc_pages
 
 # One worker runs every browser test: one Chromium, one server, one built site.
@@ -53,7 +55,7 @@ def test_every_page_loads_material_s_script_and_the_site_s_deferred(built_site):
     """overrides/main.html adds `defer` to Material's bundle.js, and the site's plugins add their
     scripts deferred (shared/page_assets.py): no page has a script that holds its parser. A change
     in Material's scripts block that the override no longer matches shows here."""
-    pages = sorted(built_site.rglob("*.html"))
+    pages = material_pages(built_site)
     assert pages, f"no page in {built_site}"
     wrong = {}
     for page in pages:
@@ -85,7 +87,7 @@ def test_every_page_holds_material_s_request_for_the_search_index(built_site):
     assert code.count("new XMLHttpRequest") == 1 and code.count('.open("GET",') == 1, \
         "Material's bundle no longer fetches through one XMLHttpRequest GET"
     base, wrong = base_path(), {}
-    pages = sorted(built_site.rglob("*.html"))
+    pages = material_pages(built_site)
     for page in pages:
         rel = page.relative_to(built_site).as_posix()
         text = page.read_text(encoding="utf-8")
@@ -161,7 +163,7 @@ def test_internal_links_and_anchors_resolve(built_site):
     """Every href/src in every HTML file, and every search result location, finds its file and anchor."""
     base = base_path()
     broken: list[str] = []
-    for html_file in sorted(built_site.rglob("*.html")):
+    for html_file in material_pages(built_site):
         rel = html_file.relative_to(built_site).as_posix()
         if rel.startswith("assets/"):
             continue

@@ -22,6 +22,7 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
         ("material/search", ""),
         ("thunder-buildcache", "where its caches live"),
         ("thunder-exec", "cache folders usable, attr_list present; point pymdownx.snippets at the repository"),
+        ("thunder-explore", "start running the explorer on its scripts, in a thread, while thunder-exec executes"),
         ("thunder-cite", "open its store"),
         ("thunder-links", "open its store"),
         ("thunder-traces", "open its store"),
@@ -39,6 +40,7 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
                              "notebook, compare with the approved output: all before any page is rendered"),
         ("thunder-buildcache", "install the search, highlight and notebook caches"),
         ("material/meta", ""),
+        ("thunder-explore", "wait for the explorer's pages and add them as explore/<name>.html"),
         ("thunder-links", "its script"),
         ("thunder-traces", "its script and stylesheet"),
         ("thunder-taborder", "its script"),
@@ -104,6 +106,7 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "build_error": (
         ("thunder-buildcache", "a failed build keeps nothing it half-made"),
+        ("thunder-explore", "end the explorer's runs: nothing the build started outlives it"),
     ),
 }
 

@@ -1,0 +1,1 @@
+"""thunder-explore: the explorer's pages for the scripts the site names, written beside the site."""
