@@ -44,6 +44,9 @@ log = get_plugin_logger("thunder-diagrams")
 ASSETS = Path(__file__).parent / "assets"
 STYLESHEET = "assets/stylesheets/thunder-diagrams.css"
 SCRIPT = "assets/javascripts/thunder-diagrams.js"
+# This build's diagrams, text id -> Mermaid text (filled in on_files): the Markdown copies of the
+# pages show a diagram as its Mermaid text (plugins/llms/preprocess.py), where the HTML has its SVG.
+TEXTS: dict[str, str] = {}
 _PLACEHOLDER = re.compile(r'<div class="(?P<cls>[^"]*)" data-diagram="(?P<id>[0-9a-f]{20})"></div>')
 
 
@@ -74,8 +77,10 @@ class DiagramsPlugin(BasePlugin[DiagramsConfig]):
 
         self.keys = {}
         self.svgs = {}
+        TEXTS.clear()
         jobs: dict[str, Job] = {}
         for diagram in diagrams:
+            TEXTS[diagram.text_id] = diagram.text
             k = self.keys[diagram.text_id] = key(diagram.text, self.mermaid_version, self.options)
             if k not in jobs and not (self.directory / f"{k}.svg").is_file():
                 jobs[k] = Job(diagram, k)
