@@ -68,3 +68,33 @@ def test_a_notebook_cell_loses_its_prompt_copy_button_and_hidden_source_and_keep
 def test_the_plugin_s_own_clean_up_still_runs():
     """mkdocs.yml turns the plugin's autoclean off; the preprocess runs it (permalinks, SVG)."""
     assert converted('<h2 id="b">B<a class="headerlink" href="#b">¶</a></h2><svg><text>x</text></svg>') == "## B\n"
+
+
+# -- the cache of the copies (thunder-buildcache llms) ------------------------------------------------------
+def test_a_copy_is_reused_while_its_html_options_preprocess_and_packages_are_unchanged(tmp_path, monkeypatch):
+    from thunder_docs.plugins.buildcache import llms_cache
+
+    made = []
+
+    def generate(html, **options):
+        made.append(html)
+        return f"copy of {html}"
+
+    code = tmp_path / "pre.py"
+    code.write_text("def preprocess(soup, output): pass\n")
+    cache = llms_cache.LlmsCache(tmp_path / "store")
+    cached = cache.wrap(generate)
+    options = {"should_autoclean": False, "preprocess": str(code), "base_uri": "https://a/", "page_uri": "p/index.html"}
+    assert cached("<p>x</p>", path="/one/p/index.md", **options) == "copy of <p>x</p>"
+    assert cached("<p>x</p>", path="/another/site/p/index.md", **options) == "copy of <p>x</p>"  # path: messages only
+    assert (cache.hits, cache.misses) == (1, 1)
+    for changed in ({"base_uri": "https://b/"}, {"page_uri": "q/index.html"}, {"should_autoclean": True}):
+        cached("<p>x</p>", path="p.md", **(options | changed))
+    cached("<p>y</p>", path="p.md", **options)
+    code.write_text("def preprocess(soup, output): soup.clear()\n")
+    cached("<p>x</p>", path="p.md", **options)
+    assert (cache.hits, cache.misses) == (1, 6)
+    real = llms_cache.distribution_version
+    for package in llms_cache.PACKAGES:
+        monkeypatch.setattr(llms_cache, "distribution_version", lambda d, p=package: "9.9.9" if d == p else real(d))
+        assert llms_cache.LlmsCache(tmp_path / "store").context != cache.context, package

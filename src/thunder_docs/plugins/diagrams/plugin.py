@@ -10,7 +10,8 @@ Hooks, in the order MkDocs calls them:
   ones whose SVG is not in ``diagrams/`` yet, in one headless Chromium, and keep them there,
   with the rules each type of diagram shares in both schemes (``<key>.css``, svg.py). A syntax
   error fails the build naming the page and line. Then remove drawings no page uses. Add the
-  stylesheet (``assets/`` and the shared rules) and the script.
+  stylesheet (``assets/`` and the shared rules) and the script. Keep each diagram's text by its
+  id (``TEXTS``), for the Markdown copies of the pages (plugins/llms/preprocess.py).
 - ``on_post_page``: replace each fence's placeholder (``fences.fence_format``) with its SVG, in a
   box that scrolls when the diagram is too wide to shrink into the column; load the stylesheet
   and the script (the full-size view, keyboard scrolling) on pages that have diagrams.
