@@ -25,14 +25,14 @@ import time
 import pytest
 
 from conftest import ROOT, mkdocs_env
-from thunder_docs.plugins.buildcache import highlight_cache, notebook_cache, page_cache, search_cache, wrapping
+from thunder_docs.plugins.buildcache import highlight_cache, llms_cache, notebook_cache, page_cache, search_cache, wrapping
 from thunder_docs.plugins.buildcache.plugin import TEMPLATES
 from thunder_docs.plugins.refcache import plugin as refcache
 from thunder_docs.shared import files
 from thunder_docs.shared.contracts import Contract
 
 CONTRACTS = [page_cache.CONTRACT, highlight_cache.CONTRACT, search_cache.CONTRACT, notebook_cache.CONTRACT,
-             TEMPLATES, refcache.CONTRACT]
+             TEMPLATES, refcache.CONTRACT, llms_cache.CONTRACT]
 
 
 def tree_of(obj) -> ast.AST:
@@ -169,6 +169,21 @@ def test_material_search_only_appends_to_its_entries_while_it_indexes_pages():
     for name in set(methods) - setters:
         uses = [n for n in ast.walk(methods[name]) if isinstance(n, ast.Attribute) and n.attr == "entries"]
         assert {parents[id(u)].attr for u in uses if isinstance(parents.get(id(u)), ast.Attribute)} <= {"append"}, name
+
+
+# -- mkdocs-llmstxt --------------------------------------------------------------------------------------
+def test_mkdocs_llmstxt_converts_each_page_through_its_module_global_generate_page_markdown():
+    """The Markdown copy cache replaces ``_generate_page_markdown`` in the plugin's module: the hook
+    looks the name up there when it runs, passes the options the key covers by name, and the
+    function only returns the text (the hook writes the files in on_post_build)."""
+    plugin = importlib.import_module(llms_cache.MODULE)
+
+    hook = tree_of(plugin.MkdocsLLMsTxtPlugin.on_page_content)
+    (call,) = [n for n in ast.walk(hook) if isinstance(n, ast.Call) and ast.unparse(n.func) == "_generate_page_markdown"]
+    assert {k.arg for k in call.keywords} == {"should_autoclean", "preprocess", "path", "base_uri", "page_uri"}
+    assert list(inspect.signature(plugin._generate_page_markdown).parameters) == \
+        ["html", "should_autoclean", "preprocess", "path", "base_uri", "page_uri"]
+    assert not {"open", "write_text", "write"} & {c.rpartition(".")[2] for c in calls(tree_of(plugin._generate_page_markdown))}
 
 
 # -- mkdocs-jupyter and nbconvert -------------------------------------------------------------------------

@@ -31,6 +31,7 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
         ("mkdocs-jupyter", ""),
         ("autorefs", ""),
         ("mkdocstrings", ""),
+        ("llmstxt", "the site's address, from which the copies' links are made absolute"),
     ),
     "pre_build": (
         ("mkdocs-jupyter", ""),
@@ -38,7 +39,7 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
     "files": (
         ("thunder-exec@100", "build the site model (every plugin after reads it: site_of), execute every page and "
                              "notebook, compare with the approved output: all before any page is rendered"),
-        ("thunder-buildcache", "install the search, highlight and notebook caches"),
+        ("thunder-buildcache", "install the search, highlight, notebook and Markdown copy caches"),
         ("material/meta", ""),
         ("thunder-explore", "wait for the explorer's pages and add them as explore/<name>.html"),
         ("thunder-links", "its script"),
@@ -49,6 +50,7 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
         ("thunder-downloads", "a notebook download of each page with code (reads the model)"),
         ("mkdocs-jupyter", ""),
         ("thunder-refcache", "install the API reference cache (after mkdocstrings is configured)"),
+        ("llmstxt", "the pages each section of llms.txt lists (mkdocs.yml)"),
     ),
     "nav": (
         ("thunder-buildcache", "every plugin has added its files: install the page cache, whose key covers them"),
@@ -85,6 +87,9 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
         ("thunder-downloads", "the download link under the title"),
         ("mkdocs-jupyter", ""),
         ("autorefs", ""),
+        ("llmstxt", "last: the page's Markdown copy, from its HTML as every hook before left it; diagrams "
+                    "are still placeholders, cross-references unresolved (plugins/llms/preprocess.py); "
+                    "the copy's key in thunder-buildcache's cache is that HTML"),
     ),
     "page_context": (
         ("material/search", ""),
@@ -103,6 +108,7 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
         ("mkdocs-jupyter", ""),
         ("mkdocstrings", ""),
         ("thunder-refcache", "its counts"),
+        ("llmstxt", "write llms.txt, llms-full.txt and each page's copy (<page>/index.md)"),
     ),
     "build_error": (
         ("thunder-buildcache", "a failed build keeps nothing it half-made"),

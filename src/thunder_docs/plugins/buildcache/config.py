@@ -25,5 +25,8 @@ class BuildCacheConfig(base.Config):
     """Reuse each Markdown page's conversion to HTML while its Markdown, the files it includes, the
     site's files and the Markdown options are unchanged (page_cache.py says what is never reused).
     Default: on."""
+    llms = c.Type(bool, default=True)
+    """Reuse mkdocs-llmstxt's Markdown copy of a page whose HTML, options and preprocess code are unchanged.
+    Default: on."""
     templates = c.Type(bool, default=True)
     """Keep the theme's Jinja templates compiled (Jinja's bytecode cache). Default: on."""

@@ -1,12 +1,13 @@
 """The ``thunder-buildcache`` plugin: reuse the work other plugins repeat on every build.
 
-Five caches, each with its own key (its module says what the key covers), share one folder:
+Six caches, each with its own key (its module says what the key covers), share one folder:
 
 - ``search``: Material's search entries of each page (search_cache.py), when the site uses
   Material's search plugin;
 - ``highlight``: Pygments' highlighting of each code block (highlight_cache.py);
 - ``notebooks``: mkdocs-jupyter's conversion of each notebook (notebook_cache.py);
 - ``pages``: each Markdown page's conversion to HTML (page_cache.py);
+- ``llms``: mkdocs-llmstxt's Markdown copy of each page (llms_cache.py), when the site uses it;
 - ``templates``: the theme's Jinja templates, compiled (Jinja's own ``FileSystemBytecodeCache``,
   which checks each template's source and the Python version). MkDocs makes a new Jinja
   environment each build, so without it every build compiles Material's templates again.
@@ -28,7 +29,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from thunder_docs.plugins.buildcache import highlight_cache, notebook_cache, page_cache, search_cache
+from thunder_docs.plugins.buildcache import highlight_cache, llms_cache, notebook_cache, page_cache, search_cache
 from thunder_docs.plugins.buildcache.config import BuildCacheConfig
 from thunder_docs.shared.contracts import Contract
 from thunder_docs.shared.files import portable, prune
@@ -37,6 +38,7 @@ from thunder_docs.shared.model import folder_of
 log = get_plugin_logger("thunder-buildcache")
 
 SEARCH = "material/search"
+LLMSTXT = "llmstxt"
 TEMPLATES = Contract("the template cache (thunder-buildcache templates)", {
     "jinja2": ("3.1.6",),  # Environment.bytecode_cache and FileSystemBytecodeCache, public API
 })
@@ -52,6 +54,7 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         self.notebooks: notebook_cache.NotebookCache | None = None
         self.templates: TemplateCache | None = None
         self.pages: page_cache.PageCache | None = None
+        self.llms: llms_cache.LlmsCache | None = None
         self.warned: set[str] = set()  # wrappers whose off-warning was given (once per process)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
@@ -69,7 +72,7 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         return problem is None
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        self.search = self.highlight = self.notebooks = self.templates = self.pages = None
+        self.search = self.highlight = self.notebooks = self.templates = self.pages = self.llms = None
         if self.config.search and self._verified(search_cache.CONTRACT):
             search = config.plugins.get(SEARCH)  # Material's (MkDocs' own search is left alone)
             if search is not None and search.config.enabled:
@@ -82,6 +85,10 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
             on = self.config.notebooks and self._verified(notebook_cache.CONTRACT)
             self.notebooks = notebook_cache.NotebookCache(self.folder / "notebooks", self.root) if on else None
             notebook_cache.install(self.notebooks)
+        if LLMSTXT in config.plugins:
+            on = self.config.llms and self._verified(llms_cache.CONTRACT)
+            self.llms = llms_cache.LlmsCache(self.folder / "llms") if on else None
+            llms_cache.install(self.llms)
         return files
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
@@ -108,6 +115,8 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
         page_cache.install(None)
         if self.notebooks is not None:
             notebook_cache.install(None)
+        if self.llms is not None:
+            llms_cache.install(None)
 
     def on_build_error(self, error: Exception) -> None:
         self._uninstall()
@@ -118,7 +127,7 @@ class BuildCachePlugin(BasePlugin[BuildCacheConfig]):
                   + (f", {cache.skipped} never reused" if getattr(cache, "skipped", 0) else "")
                   for name, cache in (("search entries:", self.search), ("highlighted blocks:", self.highlight),
                                       ("notebooks:", self.notebooks), ("templates:", self.templates),
-                                      ("pages:", self.pages))
+                                      ("pages:", self.pages), ("Markdown copies:", self.llms))
                   if cache is not None]
         if counts:
             log.info("build cache: %s", "; ".join(counts))

@@ -10,7 +10,8 @@ Hooks, in the order MkDocs calls them:
   ones whose SVG is not in ``diagrams/`` yet, in one headless Chromium, and keep them there,
   with the rules each type of diagram shares in both schemes (``<key>.css``, svg.py). A syntax
   error fails the build naming the page and line. Then remove drawings no page uses. Add the
-  stylesheet (``assets/`` and the shared rules) and the script.
+  stylesheet (``assets/`` and the shared rules) and the script. Keep each diagram's text by its
+  id (``TEXTS``), for the Markdown copies of the pages (plugins/llms/preprocess.py).
 - ``on_post_page``: replace each fence's placeholder (``fences.fence_format``) with its SVG, in a
   box that scrolls when the diagram is too wide to shrink into the column; load the stylesheet
   and the script (the full-size view, keyboard scrolling) on pages that have diagrams.
@@ -44,6 +45,9 @@ log = get_plugin_logger("thunder-diagrams")
 ASSETS = Path(__file__).parent / "assets"
 STYLESHEET = "assets/stylesheets/thunder-diagrams.css"
 SCRIPT = "assets/javascripts/thunder-diagrams.js"
+# This build's diagrams, text id -> Mermaid text (filled in on_files): the Markdown copies of the
+# pages show a diagram as its Mermaid text (plugins/llms/preprocess.py), where the HTML has its SVG.
+TEXTS: dict[str, str] = {}
 _PLACEHOLDER = re.compile(r'<div class="(?P<cls>[^"]*)" data-diagram="(?P<id>[0-9a-f]{20})"></div>')
 
 
@@ -74,8 +78,10 @@ class DiagramsPlugin(BasePlugin[DiagramsConfig]):
 
         self.keys = {}
         self.svgs = {}
+        TEXTS.clear()
         jobs: dict[str, Job] = {}
         for diagram in diagrams:
+            TEXTS[diagram.text_id] = diagram.text
             k = self.keys[diagram.text_id] = key(diagram.text, self.mermaid_version, self.options)
             if k not in jobs and not (self.directory / f"{k}.svg").is_file():
                 jobs[k] = Job(diagram, k)
