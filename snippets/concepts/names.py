@@ -293,6 +293,9 @@ with tracectx(TraceCtx()):  # of a higher kind, it does decide: int32 times a 0-
     by_float = thunder.torch.mul(ints, 2.5)
 print("i32[3, 4] times a 0-d f64 tensor:", by_tensor.dtype, "| times 2.5:", by_float.dtype)
 assert by_tensor.dtype == thunder.dtypes.float64 and by_float.dtype == thunder.dtypes.float32
+with tracectx(TraceCtx()):  # its kind, at the float's precision: float32 times a 0-d complex128 is complex64
+    by_complex = thunder.torch.mul(weight, TensorProxy(like=weight, shape=(), dtype=thunder.dtypes.complex128))
+assert weight.dtype == thunder.dtypes.float32 and by_complex.dtype == thunder.dtypes.complex64
 try:
     weight == weight  # noqa: B015 - == on proxies calls Thunder's eq symbol
 except NotImplementedError as e:
@@ -448,4 +451,25 @@ print("the FX node's stack_trace:")
 print(fx_linear.meta["stack_trace"].rstrip())
 stack_files = [line.split('"')[1] for line in fx_linear.meta["stack_trace"].splitlines() if line.lstrip().startswith("File ")]
 assert stack_files == [Model.forward.__code__.co_filename]  # your frame only: no frame of torch's Linear.forward
+
+
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        return torch.exp(t)  # the operation inside forward: the apply line takes this position
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def exp_of_double(a):
+    b = a * 2
+    return Exp.apply(b)
+
+
+jexp_fn = thunder.jit(exp_of_double)
+jexp_fn(x)
+apply_line = next(b for b in thunder.last_traces(jexp_fn)[0].bound_symbols if b.sym.name.startswith("Exp"))
+assert apply_line.source_positions.lineno == Exp.forward.__code__.co_firstlineno + 2  # inside forward
 # --8<-- [end:howto-stale-line]
