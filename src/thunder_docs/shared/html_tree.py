@@ -214,24 +214,41 @@ def tree(block: str) -> Node:
 
 
 def tree_of(text: str, toks: list[Token]) -> Node:
-    """The tree of ``toks``, tokens of ``text`` (a whole page's, for a stretch of it)."""
+    """The tree of ``toks``, tokens of ``text`` (a whole page's, for a stretch of it), each node's
+    length counted as it is built."""
     root = Node()
     stack = [root]
+    lengths = [0]  # the text in each open element so far
     children = root.children
     for kind, name, _, _, start, end, _ in toks:
         raw = text[start:end]
         if kind == "text":
-            children.append(Node(raw, text=raw))
+            leaf = Node(raw, "", None, raw)
+            leaf._length = end - start
+            lengths[-1] += end - start
+            children.append(leaf)
         elif kind == "start" and name not in VOID:
-            node = Node(raw, name=name)
+            node = Node(raw, "", None, None, name)
             children.append(node)
             stack.append(node)
+            lengths.append(0)
             children = node.children
         elif kind == "end" and len(stack) > 1:
-            stack.pop().close = raw
+            node = stack.pop()
+            node.close = raw
+            node._length = inside = lengths.pop()
+            lengths[-1] += inside
             children = stack[-1].children
         else:  # an entity counts as one character; tags and comments as none
-            children.append(Node(raw, text=OBJECT if kind == "ref" else ""))
+            ref = kind == "ref"
+            leaf = Node(raw, "", None, OBJECT if ref else "")
+            leaf._length = int(ref)
+            lengths[-1] += ref
+            children.append(leaf)
+    while len(stack) > 1:  # elements never closed
+        stack.pop()._length = inside = lengths.pop()
+        lengths[-1] += inside
+    root._length = lengths[0]
     return root
 
 
@@ -283,10 +300,14 @@ def wrap(node: Node, first: int, last: int, opening: str, closing: str) -> bool:
 
 
 def leaves(node: Node):
-    if node.text is not None:
-        yield node.text
-    for child in node.children:
-        yield from leaves(child)
+    """The text of each leaf under ``node``, in order."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if node.text is not None:
+            yield node.text
+        else:
+            stack.extend(reversed(node.children))
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,13 @@ browser puts their highlighting back when they come near the view (defer.py says
 script is assets/thunder-lazyhighlight.js).
 
 - ``on_files``: add the script.
+- ``on_page_content``, right after thunder-traces: when this build parsed the page's content
+  (shared/page_html.py: thunder-links or thunder-traces made it again), note each block's
+  layout from that parse (defer.content_layouts), so that ``on_post_page`` reads no block again.
 - ``on_post_page``, last of every plugin (after thunder-traces and thunder-diagrams have filled the
   page in, and after autorefs resolved its links in ``on_env``): defer the page's blocks, add
-  the style that shows the kept blocks when scripting is off, and the script.
+  the style that shows the kept blocks when scripting is off, and the script. Deferred pages are
+  kept by a key of the written page (``cache_dir`` option).
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from thunder_docs.plugins.lazyhighlight.config import LazyHighlightConfig
-from thunder_docs.plugins.lazyhighlight.defer import NOSCRIPT_STYLE, defer
+from thunder_docs.plugins.lazyhighlight.defer import NOSCRIPT_STYLE, content_layouts, defer
+from thunder_docs.shared import page_html
 from thunder_docs.shared.code_digest import loaded_digest
 from thunder_docs.shared.files import JsonStore, digest
 from thunder_docs.shared.model import folder_of
@@ -32,6 +37,7 @@ SCRIPT = "assets/javascripts/thunder-lazyhighlight.js"
 class LazyHighlightPlugin(BasePlugin[LazyHighlightConfig]):
     def __init__(self) -> None:
         self.store: JsonStore | None = None  # deferred pages by key, when the cache_dir option is set
+        self.layouts: dict[str, list] = {}  # each page's blocks as its content's parse left them (content_layouts)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         root = folder_of(config)
@@ -43,17 +49,28 @@ class LazyHighlightPlugin(BasePlugin[LazyHighlightConfig]):
             files.append(File.generated(config, SCRIPT, abs_src_path=str(ASSETS / "thunder-lazyhighlight.js")))
         return files
 
+    # After thunder-traces (5), before the plugins that change the HTML as text (0): each block as
+    # the one parse holds it (shared/page_html.py), for on_post_page.
+    @event_priority(4)
+    def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        parse = page_html.last(page.file.src_uri, html_text)  # never a parse of its own: on_post_page may not need it
+        if self.config.enabled and parse is not None:
+            self.layouts[page.file.src_uri] = content_layouts(parse)
+        page_html.forget()
+        return html_text
+
     @event_priority(-100)
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        layouts = self.layouts.pop(page.file.src_uri, None)
         if not self.config.enabled or "<pre" not in output:
             return output
         if self.store is None:
-            return self._defer(output, page)
+            return self._defer(output, page, layouts)
         key = digest(_code_digest(), str(self.config.min_elements), page.url, output)
-        return self.store.remember(key, lambda: self._defer(output, page))
+        return self.store.remember(key, lambda: self._defer(output, page, layouts))
 
-    def _defer(self, output: str, page: Page) -> str:
-        deferred = defer(output, self.config.min_elements)
+    def _defer(self, output: str, page: Page, layouts: list | None) -> str:
+        deferred = defer(output, self.config.min_elements, layouts)
         if deferred == output:
             return output
         return with_script(in_head(deferred, NOSCRIPT_STYLE), SCRIPT, page.url)
