@@ -56,6 +56,8 @@ class LazyHighlightPlugin(BasePlugin[LazyHighlightConfig]):
         parse = page_html.last(page.file.src_uri, html_text)  # never a parse of its own: on_post_page may not need it
         if self.config.enabled and parse is not None:
             self.layouts[page.file.src_uri] = content_layouts(parse)
+        else:  # none from an earlier build (they would be checked against the blocks, but need not be)
+            self.layouts.pop(page.file.src_uri, None)
         page_html.forget()
         return html_text
 
