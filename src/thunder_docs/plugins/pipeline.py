@@ -25,7 +25,6 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
         ("thunder-cite", "open its store"),
         ("thunder-links", "open its store"),
         ("thunder-traces", "open its store"),
-        ("thunder-lazyhighlight", "open its store"),
         ("thunder-diagrams", "find Mermaid and the drawings folder"),
         ("mkdocs-jupyter", ""),
         ("autorefs", ""),

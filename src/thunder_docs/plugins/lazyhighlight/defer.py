@@ -71,8 +71,42 @@ class Layout:
 
 
 def layout_of(content: str) -> Layout:
-    """The layout of a ``<pre>``'s content, read from its tokens."""
-    return layout_of_tokens(content, tokens(content), 0, len(content))
+    """The layout of a ``<pre>``'s content: by ``_layout_of_plain`` when it is plain HTML, else read
+    from its tokens."""
+    return _layout_of_plain(content) or layout_of_tokens(content, tokens(content), 0, len(content))
+
+
+# Plain HTML: text without < or &, character references ended by ";", and tags with lower-case
+# names whose attribute values are double-quoted and hold no <, > or & (what Pygments and the
+# passes write). On it html.parser's tokens are its tags and the text between (shared/html_tree.py
+# reads a <pre> of it the same way), so the layout is read by counting, with no token made.
+_PLAIN_HTML = re.compile(r"""(?:[^<&]++
+    | &(?:[a-zA-Z][a-zA-Z0-9]*|\#[0-9]+|\#[xX][0-9a-fA-F]+);
+    | </[a-z][a-z0-9-]*>
+    | <[a-z][a-z0-9-]*(?:\s+[a-z_:][-a-z0-9_:.]*(?:="[^"<>&]*")?)*+\s*>)*+""", re.X)  # possessive: no backtracking
+_RAW_TEXT = re.compile(r"<(?:script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)[\s>]")
+_VOID_START = re.compile(r"<(?:" + "|".join(sorted(VOID)) + r")[\s>]")
+_CODE_START = re.compile(r"<code[\s>]")
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _layout_of_plain(content: str) -> Layout | None:
+    """The layout ``layout_of_tokens`` reads, for plain HTML with at most one ``<code>`` element
+    (else None): every ``<`` there starts a tag, every ``</`` an end tag, and a tag ends at the
+    first ``>``."""
+    if not _PLAIN_HTML.fullmatch(content) or _RAW_TEXT.search(content):
+        return None
+    starts = [m.start() for m in _CODE_START.finditer(content)]
+    if len(starts) > 1 or content.count("</code>") > 1:
+        return None
+    if starts and (close := content.find("</code>", starts[0])) >= 0:
+        head = starts[0]
+        opening = content.index(">", head) + 1 - head
+        inner = content[head + opening:close]
+        tags, ends = inner.count("<"), inner.count("</")
+        if tags - 2 * ends - len(_VOID_START.findall(inner)) == 0:  # the </code> closes the <code>
+            return Layout((head, opening, len(content) - close), tags - ends, _TAG.sub("", inner))
+    return Layout(None, content.count("<") - content.count("</"), _TAG.sub("", content))
 
 
 def layout_of_tokens(text: str, toks: list[Token], start: int, end: int) -> Layout:

@@ -8,13 +8,13 @@ script is assets/thunder-lazyhighlight.js).
   layout from that parse (defer.content_layouts), so that ``on_post_page`` reads no block again.
 - ``on_post_page``, last of every plugin (after thunder-traces and thunder-diagrams have filled the
   page in, and after autorefs resolved its links in ``on_env``): defer the page's blocks, add
-  the style that shows the kept blocks when scripting is off, and the script. Deferred pages are
-  kept by a key of the written page (``cache_dir`` option).
+  the style that shows the kept blocks when scripting is off, and the script. Nothing is kept
+  between builds: deferring a page whose blocks this build did not parse reads each one by counting
+  its tags (defer.layout_of), which costs about as much as a cache's key and entry did.
 """
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -25,9 +25,6 @@ from mkdocs.structure.pages import Page
 from thunder_docs.plugins.lazyhighlight.config import LazyHighlightConfig
 from thunder_docs.plugins.lazyhighlight.defer import NOSCRIPT_STYLE, content_layouts, defer
 from thunder_docs.shared import page_html
-from thunder_docs.shared.code_digest import loaded_digest
-from thunder_docs.shared.files import JsonStore, digest
-from thunder_docs.shared.model import folder_of
 from thunder_docs.shared.page_assets import in_head, with_script
 
 ASSETS = Path(__file__).parent / "assets"
@@ -36,13 +33,7 @@ SCRIPT = "assets/javascripts/thunder-lazyhighlight.js"
 
 class LazyHighlightPlugin(BasePlugin[LazyHighlightConfig]):
     def __init__(self) -> None:
-        self.store: JsonStore | None = None  # deferred pages by key, when the cache_dir option is set
         self.layouts: dict[str, list] = {}  # each page's blocks as its content's parse left them (content_layouts)
-
-    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        root = folder_of(config)
-        self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
-        return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         if self.config.enabled:
@@ -66,18 +57,8 @@ class LazyHighlightPlugin(BasePlugin[LazyHighlightConfig]):
         layouts = self.layouts.pop(page.file.src_uri, None)
         if not self.config.enabled or "<pre" not in output:
             return output
-        if self.store is None:
-            return self._defer(output, page, layouts)
-        key = digest(_code_digest(), str(self.config.min_elements), page.url, output)
-        return self.store.remember(key, lambda: self._defer(output, page, layouts))
-
-    def _defer(self, output: str, page: Page, layouts: list | None) -> str:
         deferred = defer(output, self.config.min_elements, layouts)
         if deferred == output:
             return output
         return with_script(in_head(deferred, NOSCRIPT_STYLE), SCRIPT, page.url)
 
-
-@cache
-def _code_digest() -> str:
-    return loaded_digest("thunder_docs.plugins.lazyhighlight.plugin")
