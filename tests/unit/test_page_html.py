@@ -284,3 +284,41 @@ def test_a_block_s_layout_from_its_tree_is_the_layout_from_its_tokens(text):
         content = block.content()
         from_tree = lazy.layout_of_tree(tree(content), len(content))
         assert from_tree is None or from_tree == lazy.layout_of(content), content
+
+
+COUNTED = [  # plain HTML with at most one <code> element: its layout is counted
+    '<span></span><code><span class="kn">import</span> <span class="nn">thunder</span>\n&lt;x&gt; &amp; y</code>',
+    '<code class="md-code__content"><a class="autorefs autorefs-internal" title="thunder.jit" href="../#x">'
+    '<span class="n">jit</span></a><br></code>',
+    "<span>no code element</span> text",
+    "<code><span>unbalanced</code>",  # the </code> does not close the <code>: no layout of a <code>
+    "<code>unclosed",
+]
+BY_TOKENS = [  # anything else: read from its tokens
+    "</code><code>an end before the start</code>",  # two </code>
+    "<code><span class='n'>single quotes</span></code>",
+    "<code>a & b</code>",
+    "<code><CODE>upper</CODE></code>",
+    '<code><span title="a &amp; b">x</span></code>',
+    "<code><!-- a comment --></code>",
+    "<code><style>p{}</style></code>",
+    "<code>one</code><code>two</code>",
+    "<code><br/></code>",
+]
+
+
+@pytest.mark.parametrize("content", COUNTED + BY_TOKENS + TRICKY)
+def test_a_block_s_counted_layout_is_the_layout_its_tokens_give(content):
+    counted = lazy._layout_of_plain(content)
+    if content not in TRICKY:
+        assert (counted is not None) == (content in COUNTED)
+    assert lazy.layout_of(content) == lazy.layout_of_tokens(content, tokens(content), 0, len(content))
+    if counted is not None:
+        assert counted == lazy.layout_of_tokens(content, tokens(content), 0, len(content))
+
+
+def test_a_long_block_that_is_not_plain_html_is_found_so_at_once():
+    import time
+    started = time.perf_counter()
+    assert lazy._layout_of_plain("x" * 200_000 + "&") is None  # no backtracking over the text
+    assert time.perf_counter() - started < 0.5

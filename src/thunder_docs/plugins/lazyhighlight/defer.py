@@ -33,8 +33,10 @@ template around the content, which holds no ``<pre>`` of its own), but those wer
 content's one parse (shared/page_html.py, ``content_layouts``) when there was one: the k-th
 ``<pre>`` of the written page is the k-th of the content. Between the two, autorefs replaced each
 ``<autoref>`` by one ``<a>`` or ``<span>`` (the same elements and text); a block changed in any
-other way (a pass stepper's traces moved to a file) is read again from its tokens, and a page whose
-blocks are not the content's (another count, another start tag) is read whole, as without a parse.
+other way (a pass stepper's traces moved to a file) is read again, and a page whose blocks are not
+the content's (another count, another start tag) is read whole, as without a parse. Read, a block
+of plain HTML (what Pygments and the passes write) has its layout counted from its tags
+(``_layout_of_plain``, the layout its tokens give); any other is read from its tokens.
 """
 
 from __future__ import annotations
