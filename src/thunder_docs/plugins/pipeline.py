@@ -26,7 +26,6 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
         ("thunder-cite", "open its store"),
         ("thunder-links", "open its store"),
         ("thunder-traces", "open its store"),
-        ("thunder-lazyhighlight", "open its store"),
         ("thunder-diagrams", "find Mermaid and the drawings folder"),
         ("mkdocs-jupyter", ""),
         ("autorefs", ""),
@@ -81,8 +80,11 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
     "page_content": (
         ("thunder-exec@20", "a notebook page: its appended style fixed, the glossary's tooltips on its Markdown cells "
                             "(before thunder-links, as on a Markdown page)"),
-        ("thunder-links@10", "link API names in prose and code (the traces plugin wraps lines around these links)"),
-        ("thunder-traces@5", "mark printed traces up, finding each block by its identifier"),
+        ("thunder-links@10", "parse the page's HTML once (shared/page_html.py) and link API names in prose and "
+                             "code on that parse (the traces plugin wraps lines around these links)"),
+        ("thunder-traces@5", "mark printed traces up on the same parse, finding each block by its identifier"),
+        ("thunder-lazyhighlight@4", "each block's layout from that parse, if this build made one, for on_post_page; "
+                                    "let the parse go (the plugins after change the HTML as text)"),
         ("thunder-taborder", "permalinks out of the Tab order"),
         ("thunder-downloads", "the download link under the title"),
         ("mkdocs-jupyter", ""),
@@ -100,7 +102,8 @@ PIPELINE: dict[str, tuple[tuple[str, str], ...]] = {
         ("thunder-taborder", "its script"),
         ("thunder-diagrams", "its script and stylesheet on pages with diagrams"),
         ("mkdocs-jupyter", ""),
-        ("thunder-lazyhighlight@-100", "last: large code blocks deferred, on the page as it is written"),
+        ("thunder-lazyhighlight@-100", "last: large code blocks deferred, on the page as it is written, each block "
+                                       "read from its layout unless it changed since (autorefs' links aside)"),
     ),
     "post_build": (
         ("material/search", ""),

@@ -18,6 +18,3 @@ class LazyHighlightConfig(base.Config):
     """Defer large code blocks, and load the script on pages that have one. Default: on."""
     min_elements = c.Type(int, default=10)
     """Defer a block whose ``<code>`` holds at least this many elements (Pygments' spans, links). Default: 10."""
-    cache_dir = c.Optional(c.Type(str))
-    """Keep each page's deferred HTML here, keyed by the page's HTML, ``min_elements`` and the
-    deferring code, and reuse it; relative to ``mkdocs.yml``. Default: unset (defer every build)."""

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import html
 import re
-from functools import lru_cache
 
 from thunder_docs.plugins.links.mentions import FirstMentions, written_target
 from thunder_docs.plugins.links.names import resolve
-from thunder_docs.shared.html_tree import VOID, Token, leaves, tokens, tree, wrap
+from thunder_docs.shared.html_tree import VOID, Node, Token, leaves, tree, wrap
+from thunder_docs.shared.page_html import PageHTML
 from thunder_docs.shared.thunder_source import source_of, thunder_version
 
 DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -35,9 +35,16 @@ _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 # -- the page --------------------------------------------------------------------------------------
 def link_html(text: str) -> str:
     """The page's HTML with names linked (see the module docstring); its text is unchanged."""
-    toks = tokens(text)
-    out: list[str] = []
-    pos = 0  # copied up to here
+    page = PageHTML(text)
+    link_page(page)
+    return page.html()
+
+
+def link_page(page: PageHTML, *, headings: bool = False) -> None:
+    """Link the names of a parsed page (see the module docstring), and with ``headings``, add the
+    source links of reference headings, in one walk over its tokens."""
+    text, toks = page.text, page.tokens
+    pos = 0  # edited up to here
     stack: list[Token] = []  # open elements
     mentions = FirstMentions()  # the targets prose has linked so far
     i = 0
@@ -50,25 +57,33 @@ def link_html(text: str) -> str:
             if _is_code_block(tok, stack):
                 close = next((j for j in range(i + 1, len(toks)) if toks[j].kind == "end" and toks[j].name == "pre"),
                              len(toks))
-                body_end = toks[close].start if close < len(toks) else len(text)
-                out += [text[pos:tok.end], link_block(text[tok.end:body_end], output=_is_output([*stack, tok]))]
-                pos, i = body_end, close + 1
+                output = _is_output([*stack, tok])
+                block = page.block_at(i)
+                if block is not None:
+                    link_tree(block.tree(), output=output)
+                else:  # a <pre> inside a block left as prose (a reference entry's): linked as a string
+                    body_end = toks[close].start if close < len(toks) else len(text)
+                    linked = link_block(text[tok.end:body_end], output=output)
+                    if linked != text[tok.end:body_end]:
+                        page.replace(tok.end, body_end, linked)
+                pos = toks[close].start if close < len(toks) else len(text)
+                i = close + 1
                 continue
             mentions.open(tok, len(stack))
             if tok.name == "code" and not tok.classes and tok.start >= pos:
                 replaced = _link_inline(text, toks, i, stack, mentions)
                 if replaced:
                     start, end, new = replaced
-                    out += [text[pos:start], new]
+                    page.replace(start, end, new)
                     pos = end
             elif not any(_is_doc(e) for e in stack):
                 _count_written_link(mentions, tok)
+            if headings and tok.name in _HEADINGS:
+                _link_heading(page, i)
             stack.append(tok)
         elif tok.kind in ("start", "startend"):  # an element without content, such as a tab's radio button
             mentions.open(tok, len(stack))
         i += 1
-    out.append(text[pos:])
-    return "".join(out)
 
 
 def _end(stack: list[Token], name: str) -> None:
@@ -135,10 +150,14 @@ def _link_role(text: str, start: int, end: int) -> tuple[int, int, str] | None:
     return role.start(), end, f'<autoref identifier="{name}" optional><code>{html.escape(shown)}</code></autoref>'
 
 
-@lru_cache(maxsize=4096)  # under `mkdocs serve`, an edited page's unchanged blocks are linked once
 def link_block(block: str, *, output: bool) -> str:
     """Link names in the content of a ``<pre>`` element (see the module docstring)."""
     root = tree(block)
+    return root.html() if link_tree(root, output=output) else block
+
+
+def link_tree(root: Node, *, output: bool) -> bool:
+    """Link names in the tree of a ``<pre>``'s content; whether it linked any."""
     text = "".join(leaves(root))
     linked = False
     for match in DOTTED.finditer(text):
@@ -147,27 +166,19 @@ def link_block(block: str, *, output: bool) -> str:
             continue
         opening, closing = resolved[1].wrap("\0").split("\0")
         linked |= wrap(root, match.start(), match.start() + resolved[0] - 1, opening, closing)
-    return root.html() if linked else block
+    return linked
 
 
 # -- reference headings --------------------------------------------------------------------------------
-def link_headings(text: str) -> str:
-    """Add a link to the source after the name in each heading of a mkdocstrings entry."""
-    if "doc-heading" not in text:
-        return text
-    out, pos = [], 0
-    toks = tokens(text)
-    for i, tok in enumerate(toks):
-        if not (tok.kind == "start" and tok.name in _HEADINGS and tok.classes == ("doc", "doc-heading")
-                and tok.id.startswith("thunder")):
-            continue
-        source = source_of(tok.id)
-        close = next((c for c in toks[i + 1:] if c.kind == "end" and c.name == tok.name), None)
-        if source is None or close is None:
-            continue
-        title = html.escape(f"{source.path}:{source.line} (Thunder {thunder_version()})")
-        out += [text[pos:close.start],
-                f'<a class="thunder-source doc-source-link" href="{source.url}" title="{title}">source</a>']
-        pos = close.start
-    out.append(text[pos:])
-    return "".join(out)
+def _link_heading(page: PageHTML, i: int) -> None:
+    """Token ``i`` starts a heading: if it is a mkdocstrings entry's, a link to the source before its end."""
+    tok, toks = page.tokens[i], page.tokens
+    if not (tok.classes == ("doc", "doc-heading") and tok.id.startswith("thunder")):
+        return
+    source = source_of(tok.id)
+    close = next((c for c in toks[i + 1:] if c.kind == "end" and c.name == tok.name), None)
+    if source is None or close is None:
+        return
+    title = html.escape(f"{source.path}:{source.line} (Thunder {thunder_version()})")
+    page.replace(close.start, close.start,
+                 f'<a class="thunder-source doc-source-link" href="{source.url}" title="{title}">source</a>')

@@ -7,7 +7,10 @@ Thunder's source, and keep glossary marks out of headings.
   is a name's first, the one that links). API references are autorefs
   ``<autoref>`` elements, resolved when every page has been rendered; one without a target
   fails ``mkdocs build --strict``. The ``abbr`` extension marks glossary terms everywhere;
-  here the marks are removed from headings, and from the whole glossary page.
+  here the marks are removed from headings, and from the whole glossary page. The page's HTML
+  is parsed here, once, for thunder-traces and thunder-lazyhighlight too (shared/page_html.py).
+  Linked HTML is kept by a key of the HTML, the glossary rule and this code (``cache_dir``
+  option): a page whose HTML did not change is not parsed at all.
 - ``on_post_page``: the link titles that autorefs copies from reference headings lose their
   leading whitespace.
 """
@@ -23,7 +26,8 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from thunder_docs.plugins.links.config import LinksConfig
-from thunder_docs.plugins.links.html_links import link_headings, link_html
+from thunder_docs.plugins.links.html_links import link_page
+from thunder_docs.shared import page_html
 from thunder_docs.shared.code_digest import loaded_digest
 from thunder_docs.shared.files import JsonStore, digest
 from thunder_docs.shared.model import folder_of
@@ -74,15 +78,21 @@ class LinksPlugin(BasePlugin[LinksConfig]):
             files.append(File.generated(config, STYLESHEET, content=CSS))
         return files
 
-    # Before thunder-traces, which marks up printed traces around the links made here.
+    # Before thunder-traces, which marks up printed traces around the links made here (on this parse).
     @event_priority(10)
     def on_page_content(self, html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        return unmark_terms(self._linked(html_text), everywhere=page.file.src_uri == self.config.glossary)
+        key = page.file.src_uri
+        everywhere = key == self.config.glossary
 
-    def _linked(self, html_text: str) -> str:
+        def linked() -> str:
+            parse = page_html.parsed(key, html_text)
+            link_page(parse, headings=True)
+            parse.map_prose(lambda text: unmark_terms(text, everywhere=everywhere))
+            return page_html.written(key, parse)
+
         if self.store is None:
-            return link_headings(link_html(html_text))
-        return self.store.remember(digest(_code_digest(), html_text), lambda: link_headings(link_html(html_text)))
+            return linked()
+        return self.store.remember(digest(_code_digest(), str(everywhere), html_text), linked)
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         return _LINK_TITLE.sub(r"\1", output)

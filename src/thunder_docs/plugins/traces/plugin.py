@@ -16,9 +16,10 @@
 - ``on_post_page``: load the script and the stylesheet on pages that have trace blocks or code
   blocks with links; move each pass stepper's traces to a file beside the page (walk_files.py).
 
-Only existing text is wrapped (the tree of plugins/links/html_links.py; in the browser, the
-script's), so the page reads the same without JavaScript, and Material's copy button copies
-exactly the printed text.
+The blocks are those of the page's one parse (shared/page_html.py: the one thunder-links
+wrote, when it linked the page in this build), and only existing text is wrapped (their trees,
+shared/html_tree.py; in the browser, the script's), so the page reads the same without
+JavaScript, and Material's copy button copies exactly the printed text.
 """
 
 from __future__ import annotations
@@ -48,12 +49,14 @@ from thunder_docs.plugins.traces.stepper import (
     walk_json,
 )
 from thunder_docs.plugins.traces.walk_files import move_walks
-from thunder_docs.shared import block_ids
+from thunder_docs.shared import block_ids, page_html
 from thunder_docs.shared.code_digest import loaded_digest
 from thunder_docs.shared.files import JsonStore, digest
-from thunder_docs.shared.html_tree import Node, Pre, each_pre, pre_holds_link, tree, wrap
+from thunder_docs.shared.html_tree import Node, pre_holds_link, tree, wrap
 from thunder_docs.shared.model import Page, folder_of, site_of
 from thunder_docs.shared.page_assets import with_script, with_stylesheet
+from thunder_docs.shared.page_html import Block as ParsedBlock
+from thunder_docs.shared.page_html import PageHTML
 from thunder_docs.shared.results import CPU, CUDA
 from thunder_docs.shared.sections import Include
 from thunder_docs.shared.trace_map import TraceMap
@@ -78,19 +81,32 @@ class TracesPlugin(BasePlugin[TracesConfig]):
         self.store = JsonStore(root / self.config.cache_dir) if self.config.cache_dir else None
         return config
 
-    # After thunder-links (10): it wraps trace lines and names around the links already made.
+    # After thunder-links (10): it wraps trace lines and names around the links already made, on
+    # the parse thunder-links wrote (shared/page_html.py).
     @event_priority(5)
     def on_page_content(self, html_text: str, page: MkDocsPage, config: MkDocsConfig, files: Files) -> str:
         site = site_of(config)
-        if self.config.enabled and (executed := site.executed_notebooks.get(page.file.src_uri)):
+        key = page.file.src_uri
+        if self.config.enabled and (executed := site.executed_notebooks.get(key)):
             notebook = executed.read_text(encoding="utf-8")  # its cells' trace maps
-            return self._cached(lambda: mark_notebook(html_text, trace_maps(executed)), html_text, notebook)
-        model = site.pages.get(page.file.src_uri)
+
+            def mark_notebook() -> str:
+                parse = page_html.parsed(key, html_text)
+                mark_notebook_page(parse, trace_maps(executed))
+                return page_html.written(key, parse)
+
+            return self._cached(mark_notebook, html_text, notebook)
+        model = site.pages.get(key)
         if not self.config.enabled or model is None or not model.includes or not site.results.has(CPU, model.path):
             return html_text
         blocks = blocks_of(site, model)
-        return self._cached(lambda: mark_page(html_text, model, blocks, site.root),
-                            html_text, _inputs(model, blocks, site.root))
+
+        def mark() -> str:
+            parse = page_html.parsed(key, html_text)
+            mark_blocks(parse, model, blocks, site.root)
+            return page_html.written(key, parse)
+
+        return self._cached(mark, html_text, _inputs(model, blocks, site.root))
 
     def _cached(self, mark, *inputs: str) -> str:
         if self.store is None:
@@ -112,7 +128,7 @@ def _code_digest() -> str:
 
 
 def _inputs(page: Page, blocks: dict[str, Block], root: Path) -> str:
-    """What ``mark_page`` reads besides the HTML: the includes (options, sections), the text of
+    """What ``mark_blocks`` reads besides the HTML: the includes (options, sections), the text of
     their snippet files (code_lines counts lines in them), and each block's output and trace map."""
     paths = sorted({s.path for inc in page.includes for s in inc.sections})
     return json.dumps({
@@ -124,7 +140,14 @@ def _inputs(page: Page, blocks: dict[str, Block], root: Path) -> str:
 
 # -- the page ---------------------------------------------------------------------------------------
 def mark_page(text: str, page: Page, blocks: dict[str, Block], root: Path) -> str:
-    """The page's HTML with its trace blocks and code blocks marked up (see the module docstring).
+    """The page's HTML with its trace blocks and code blocks marked up (``mark_blocks``)."""
+    parse = PageHTML(text)
+    mark_blocks(parse, page, blocks, root)
+    return parse.html()
+
+
+def mark_blocks(parse: PageHTML, page: Page, blocks: dict[str, Block], root: Path) -> None:
+    """Mark up the trace blocks and code blocks of a parsed page (see the module docstring).
 
     Each block is found by its identifier (shared/block_ids.py). An output block the build did
     not write, one whose text is not what its code printed, or one that is missing, fails the
@@ -135,7 +158,7 @@ def mark_page(text: str, page: Page, blocks: dict[str, Block], root: Path) -> st
     seen: set[str] = set()
     anchors: set[str] = set()
 
-    def change(pre: Pre):
+    for pre in parse.blocks:
         ident = pre.wrapper_attr(block_ids.ATTRIBUTE)
         if "exec-output" in pre.classes:
             if ident not in written:
@@ -143,20 +166,23 @@ def mark_page(text: str, page: Page, blocks: dict[str, Block], root: Path) -> st
                                   f"class exec-output, {_shown(pre)}): printed output comes only from running the code")
             seen.add(ident)
             block = blocks.get(ident)  # None: recorded CUDA output, which has no trace map
-            return mark_output(pre.tag, pre.content, block, anchors, lambda: _where(page, block.include)) if block else None
-        if ident in code:
+            if block is not None:
+                _set_tag(pre, mark_output_tree(pre.tag, pre, block, anchors, lambda block=block: _where(page, block.include)))
+        elif ident in code:
             seen.add(ident)
-            return mark_code(pre.tag, pre.content, code[ident], sources, anchors, root, lambda: _where(page, code[ident]))
-        return None
-
-    marked = each_pre(text, change)
+            inc = code[ident]
+            mark_code_tree(pre, inc, sources, anchors, root, lambda inc=inc: _where(page, inc))
     for ident in [*blocks, *code]:
         if ident not in seen:
             inc = blocks[ident].include if ident in blocks else code[ident]
             kind = "output" if ident in blocks else "code"
             raise PluginError(f"{_where(page, inc)}: its {kind} block ({block_ids.attribute(ident)}) is not in the "
                               f"page's HTML; something between the Markdown and the HTML dropped it or its identifier")
-    return marked
+
+
+def _set_tag(pre: ParsedBlock, tag: str | None) -> None:
+    if tag is not None:
+        pre.tag = tag
 
 
 def _where(page: Page, inc: Include) -> str:
@@ -166,27 +192,24 @@ def _where(page: Page, inc: Include) -> str:
     return f"{page.path}: section '{names}' ({first.path}:{first.start_line})"
 
 
-def _shown(pre: Pre) -> str:
+def _shown(pre: ParsedBlock) -> str:
     """The first line of a block's text, for a message."""
-    first = _text(tree(pre.content)).strip("\n").split("\n")[0]
+    first = _text(pre.read_tree()).strip("\n").split("\n")[0]
     return f"first line {first[:60]!r}"
 
 
-def mark_notebook(text: str, cells: list[tuple[str, TraceMap]]) -> str:
-    """A rendered notebook with the standard output of its cells marked up (cells: stdout, map)."""
+def mark_notebook_page(parse: PageHTML, cells: list[tuple[str, TraceMap]]) -> None:
+    """Mark up the standard output of a parsed notebook's cells (cells: stdout, map)."""
     pending = [Block(None, stdout.rstrip("\n"), trace_map) for stdout, trace_map in cells]
-
-    def change(pre: Pre):
+    for pre in parse.blocks:
         if "jp-OutputArea-output" not in pre.classes or not pending:
-            return None
-        shown = _text(tree(pre.content)).rstrip("\n")
+            continue
+        shown = _text(pre.read_tree()).rstrip("\n")
         for k, block in enumerate(pending):
             if block.output == shown:
                 del pending[:k + 1]
-                return mark_output(pre.tag, pre.content, block, set())
-        return None
-
-    return each_pre(text, change)
+                _set_tag(pre, mark_output_tree(pre.tag, pre, block, set()))
+                break
 
 
 def _text(node: Node) -> str:
@@ -205,25 +228,25 @@ def _line_starts(text: str) -> list[int]:
 
 
 # -- code blocks: an id on each line a trace points to ---------------------------------------------------
-def mark_code(tag: str, body: str, inc: Include, sources: set[str], anchors: set[str], repo: Path,
-              where_for_errors=None) -> tuple[str, str] | None:
-    """Wrap each line of an include's code block that a trace line points to, with an id.
+def mark_code_tree(pre: ParsedBlock, inc: Include, sources: set[str], anchors: set[str], repo: Path,
+                   where_for_errors=None) -> bool:
+    """Wrap each line of an include's code block that a trace line points to, with an id; whether any was.
 
     A block whose text is not the include's code fails the build (``where_for_errors()`` names
     the page and the section); without it, such a block is left as it is."""
     where = code_lines(repo, inc)
     if not sources.intersection(f"{path}:{number}" for path, number in where):
-        return None
-    root = tree(body)
-    text = _text(root)
+        return False
+    text = _text(pre.read_tree())
     shown = inc.code.strip("\n")
     if text.rstrip("\n") != shown:
         if where_for_errors is not None:
             raise PluginError(f"{where_for_errors()}: its code block in the page's HTML does not show the section's "
                               f"code, so its lines cannot be linked from the traces")
-        return None
+        return False
     if not where:
-        return None
+        return False
+    root = pre.tree()
     lead = len(inc.code) - len(inc.code.lstrip("\n"))  # blank lines Pygments drops at the start
     where = where[lead:]
     starts = _line_starts(text)
@@ -241,12 +264,21 @@ def mark_code(tag: str, body: str, inc: Include, sources: set[str], anchors: set
             wrap(root, starts[k], end - 1, opening, "</span>")
             anchors.add(ident)
             changed = True
-    return (tag, root.html()) if changed else None
+    return changed
 
 
 # -- output blocks ------------------------------------------------------------------------------------------
 def mark_output(tag: str, body: str, block: Block, anchors: set[str], where_for_errors=None) -> tuple[str, str] | None:
-    """A ``<pre>`` of printed output with its trace lines mapped: its start tag and content.
+    """A ``<pre>`` of printed output with its trace lines mapped: its start tag and content (``mark_output_tree``)."""
+    pre = _Loose(body)
+    new = mark_output_tree(tag, pre, block, anchors, where_for_errors)
+    return None if new is None else (new, pre.content())
+
+
+def mark_output_tree(tag: str, pre: ParsedBlock | _Loose, block: Block, anchors: set[str],
+                     where_for_errors=None) -> str | None:
+    """Map the trace lines of a ``<pre>`` of printed output (``tag``, its start tag): its new start
+    tag, or None when it is left as it is.
 
     The text stays as printed (with its source comments linked); the block's element gets the
     line map (``data-lines``) that thunder-traces.js marks the lines and names up from, when
@@ -257,13 +289,13 @@ def mark_output(tag: str, body: str, block: Block, anchors: set[str], where_for_
     stepper = block.include is not None and "stepper" in block.include.options and trace_map.walks
     if not trace_map.lines and not stepper:
         return None
-    root = tree(body)
-    text = _text(root)
+    text = _text(pre.read_tree())
     if text.rstrip("\n") != block.output:
         if where_for_errors is not None:
             raise PluginError(f"{where_for_errors()}: its output block in the page's HTML does not hold what the "
                               f"code printed, so its trace lines cannot be mapped")
         return None
+    root = pre.tree()
     starts = _line_starts(text)
     lines = [x for x in trace_map.lines if x.line < len(starts)]
     for line in lines:
@@ -277,9 +309,24 @@ def mark_output(tag: str, body: str, block: Block, anchors: set[str], where_for_
     attrs = block_attributes(trace_map, lines, walk_json(trace_map.walks[0]) if stepper else None)
     code = _code_node(root)
     if code is None:  # a notebook's output: a <pre> without <code>
-        return _with(tag, attrs), root.html()
+        return _with(tag, attrs)
     code.open = _with(code.open, attrs)
-    return tag, root.html()
+    return tag
+
+
+class _Loose:
+    """The content of a ``<pre>`` outside a parsed page, as ``mark_output_tree`` reads it."""
+
+    def __init__(self, body: str):
+        self.root = tree(body)
+
+    def read_tree(self) -> Node:
+        return self.root
+
+    tree = read_tree
+
+    def content(self) -> str:
+        return self.root.html()
 
 
 def _with(tag: str, attrs: str) -> str:
