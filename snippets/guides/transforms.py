@@ -174,6 +174,13 @@ assert log_tied[1:] == ["A.reverse_transform_state_dict_for_submodule('a')"]  # 
 root_held = torch.nn.Linear(3, 2)  # the root module holds its parameters itself
 restored_root = thunder.jit(root_held, transforms=[Recorder("A", [])]).original_state_dict()
 assert list(root_held.state_dict()) == ["weight", "bias"] and list(restored_root) == [".weight", ".bias"]  # 0.2.6
+assert torch.equal(restored_root[".weight"], root_held.weight) and torch.equal(restored_root[".bias"], root_held.bias)
+try:  # so neither result loads back strictly
+    Tied().load_state_dict(restored_tied)
+except RuntimeError as error:
+    assert 'Missing key(s) in state_dict: "b.weight"' in str(error), error
+else:
+    raise AssertionError("the tied state dict loaded")
 
 import thunder.core.transforms
 
