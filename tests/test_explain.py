@@ -107,6 +107,11 @@ SCRIPTS = {
     "plain": """
         print("no Thunder in here")
     """,
+    "uncalled": """
+        import thunder
+
+        jf = thunder.jit(lambda a: a * 2)  # never called: nothing is compiled
+    """,
     "syntax": """
         import thunder
 
@@ -224,6 +229,12 @@ def test_a_script_without_thunder_says_so(pages):
     proc, soup = pages["plain"]
     assert proc.returncode == 3 and soup is None
     assert "compiled nothing with thunder.jit or ThunderFX" in proc.stderr
+
+
+def test_a_function_jitted_and_never_called_is_compiled_nothing(pages):
+    proc, soup = pages["uncalled"]
+    assert proc.returncode == 3 and soup is None
+    assert "compiled nothing: it made 1 jitted functions and called none" in proc.stderr
 
 
 def test_a_syntax_error_is_reported_alone_before_thunder_is_imported(pages):

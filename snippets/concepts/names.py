@@ -129,6 +129,11 @@ print("the same tensors as the model's:", tmodel.get_parameter("fc.weight") is m
 assert isinstance(tmodel, ThunderModule) and tmodel._model is model
 assert [n for n, _ in tmodel.named_parameters()] == ["fc.weight", "fc.bias"]
 assert all(p is q for p, q in zip(tmodel.parameters(), model.parameters(), strict=True))
+snapshot_model = torch.nn.Linear(4, 3)
+jsnapshot = thunder.jit(snapshot_model)
+first_out, first_weight = jsnapshot(x), snapshot_model.weight
+snapshot_model.weight = torch.nn.Parameter(torch.zeros(3, 4))  # a new Parameter on the original, after jit
+assert jsnapshot.get_parameter("weight") is first_weight and torch.equal(jsnapshot(x), first_out)  # not seen
 with torch.no_grad():
     model.fc.bias.add_(1.0)  # a change to the model's parameters is seen by the ThunderModule
 torch.testing.assert_close(tmodel(x), model(x))

@@ -66,3 +66,28 @@ def test_the_maintainers_guide_lists_every_declared_option():
     expected = "\n".join(readme_list())
     assert expected in guide, "MAINTAINING.md's list of exec options is not the declared one; replace it with:\n" + expected
     assert all(f"`<!-- exec: {f.metadata['example']} -->`" in expected for f in DECLARED)
+
+
+def test_reads_puts_the_files_content_in_the_section_key(tmp_path):
+    from thunder_docs.plugins.exec.cache import ReadFileMissing, section_keys
+    from thunder_docs.shared.sections import Section
+
+    section = Section(path="snippets/page.py", name="run", start_line=2, code="print(open('examples/s.py').read())\n")
+    reads = [parse_exec_options("reads=examples/s.py")]
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "s.py").write_text("print(1)\n")
+    before = section_keys([section], {}, reads, tmp_path)
+    assert section_keys([section], {}, reads, tmp_path) == before
+    assert section_keys([section], {}, None, tmp_path) != before  # the option itself is in the key
+    (tmp_path / "examples" / "s.py").write_text("print(2)\n")
+    assert section_keys([section], {}, reads, tmp_path) != before  # an edit of the file changes it
+    (tmp_path / "examples" / "s.py").unlink()
+    with pytest.raises(ReadFileMissing, match="section 'run' reads examples/s.py .* which does not exist"):
+        section_keys([section], {}, reads, tmp_path)
+
+
+def test_reads_takes_only_paths_inside_the_repository():
+    for bad in ("/etc/passwd", "../outside.py", "a/../../b.py"):
+        with pytest.raises(ExecOptionError, match="not a path inside the repository"):
+            parse_exec_options(f"reads={bad}")
+    assert parse_exec_options("reads=examples/a.py,examples/b.py").reads == ("examples/a.py", "examples/b.py")

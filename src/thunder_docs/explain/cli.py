@@ -26,10 +26,11 @@ USAGE = 2  # bad usage: an unknown option, no script, a script that does not exi
 NOTHING_COMPILED = 3  # the script ran but compiled nothing with thunder.jit or ThunderFX: no page
 EXIT = {
     OK: "the script ran and compiled something; the page is written",
-    SCRIPT_FAILED: "the script raised (the page shows what it compiled before, and the traceback),\n"
-                   "     or it has a syntax error (reported alone, before Thunder is imported)",
+    SCRIPT_FAILED: "the script raised (a page shows what it compiled before, if anything, and the\n"
+                   "     traceback), or it has a syntax error (reported alone, before Thunder is imported)",
     USAGE: "bad usage: an unknown option, no SCRIPT, or a SCRIPT that does not exist",
-    NOTHING_COMPILED: "the script ran but compiled nothing with thunder.jit or ThunderFX: no page",
+    NOTHING_COMPILED: "the script ran but compiled nothing with thunder.jit or ThunderFX (also: it\n"
+                      "     jitted a function and never called it): no page",
 }
 ITS_OWN = "A script that calls sys.exit(N) with a number N other than 0 exits with N."
 
@@ -142,6 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     from thunder_docs.explain.report import build
 
     report = build(collected, Path(os.getcwd()).resolve(), str(script), _progress)
+    if report.compilations == 0 and not report.graphs:  # jitted, never called: nothing was compiled
+        if error:
+            print(error, file=sys.stderr, end="")
+        print(f"{PREFIX} {script} compiled nothing: it made {len(report.functions)} jitted functions and "
+              "called none (call the result of thunder.jit(fn))", file=sys.stderr)
+        return code or NOTHING_COMPILED
     out = options.out or Path("explain") / f"{script.stem}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page(report, error), encoding="utf-8")

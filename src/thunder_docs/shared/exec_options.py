@@ -45,6 +45,13 @@ def _expression(value: str) -> str:
     return value
 
 
+def _repository_path(value: str) -> str:
+    if value.startswith("/") or ".." in value.split("/"):
+        raise ExecOptionError(f"'{value}' is not a path inside the repository (write it from the folder of "
+                              "mkdocs.yml, such as examples/train.py)")
+    return value
+
+
 def _option(default, example: str, doc: str, check: Callable[[str], str] | None = None):
     return field(default=default, metadata={"example": example, "doc": doc, "check": check})
 
@@ -66,6 +73,12 @@ class ExecOptions:
     stepper: bool = _option(
         False, "stepper", "adds, under the output, a pass stepper over the traces of the first "
         "`thunder.last_traces(...)` list the code asks for (shown with JavaScript only).")
+    reads: tuple[str, ...] = _option(
+        (), "reads=examples/train.py",
+        "names the files, other than the snippet, whose content the section's output depends on (a script "
+        "it runs or prints), from the folder of `mkdocs.yml`: their content goes into the section's cache "
+        "key, so an edit of one runs the section again. A file that does not exist fails the build.",
+        _repository_path)
     cuda: bool = _option(
         False, "cuda", "marks a section whose output differs on CUDA. The snippet reads the device from "
         '`os.environ.get("THUNDER_DOCS_DEVICE", "cpu")`. The page shows a CPU tab and a CUDA tab '

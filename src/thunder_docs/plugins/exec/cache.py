@@ -25,6 +25,7 @@ import shutil
 import subprocess
 from dataclasses import asdict, dataclass, field
 from functools import cache
+from pathlib import Path
 
 from thunder_docs.shared.code_digest import digest_of, loaded_digest
 from thunder_docs.shared.exec_options import ExecOptions
@@ -107,16 +108,32 @@ def fingerprint(device: str, environ: dict[str, str] | None = None, versions: di
     }
 
 
-def section_keys(sections: list[Section], context: dict, options: list[ExecOptions] | None = None) -> list[str]:
-    """One key per section, each covering the code of every section up to it and the exec options
-    of the include that shows each (``options``: one per section; by default, none set)."""
+def section_keys(sections: list[Section], context: dict, options: list[ExecOptions] | None = None,
+                 root: Path | None = None) -> list[str]:
+    """One key per section, each covering the code of every section up to it, the exec options of
+    the include that shows each (``options``: one per section; by default, none set) and the content
+    of the files its ``reads`` option names (relative to ``root``, the folder of mkdocs.yml)."""
     options = [ExecOptions()] * len(sections) if options is None else options
     key = digest("sections", json.dumps(context, sort_keys=True))
     keys = []
     for section, opts in zip(sections, options, strict=True):
-        key = digest(key, section.path, section.name, str(section.start_line), section.code, opts.key())
+        key = digest(key, section.path, section.name, str(section.start_line), section.code, opts.key(),
+                     *(read_file(root or Path.cwd(), path, section) for path in opts.reads))
         keys.append(key)
     return keys
+
+
+class ReadFileMissing(FileNotFoundError):
+    """A file that an include's ``reads`` option names is not there."""
+
+
+def read_file(root: Path, path: str, section: Section) -> bytes:
+    """The content of a file a section reads (its include's ``reads`` option)."""
+    try:
+        return (root / path).read_bytes()
+    except FileNotFoundError:
+        raise ReadFileMissing(f"{section.path}: section '{section.name}' reads {path} (its include's reads "
+                              "option), which does not exist") from None
 
 
 class OutputCache(JsonStore):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 
-from thunder_docs.plugins.exec.cache import CachedOutput, OutputCache, fingerprint, section_keys
+from thunder_docs.plugins.exec.cache import CachedOutput, OutputCache, ReadFileMissing, fingerprint, section_keys
 from thunder_docs.plugins.exec.notebooks import NotebookError, executed_copy
 from thunder_docs.plugins.exec.runner import ExecutionError, PageJob, Runner
 from thunder_docs.plugins.exec.stderr_log import StderrLog
@@ -44,7 +44,11 @@ class Execution:
         jobs = [self._job(page, device) for page in pages]
         context = {**fingerprint(device if device == CPU else self.machine, page_code=self.runner.page_code()),
                    "machine": self.machine, **self.hooks_env}
-        keys = {page.path: section_keys(page.sections, context, page.section_options) for page in pages}
+        try:
+            keys = {page.path: section_keys(page.sections, context, page.section_options, self.site.root)
+                    for page in pages}
+        except ReadFileMissing as missing:
+            raise PluginError(f"thunder-exec: {missing}") from None
         to_run = []
         for job in jobs:
             cached = [self.cache.get(k) for k in keys[job.page]] if self.use_cache else [None]
