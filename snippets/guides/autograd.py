@@ -66,12 +66,13 @@ jargmax = thunder.jit(lambda x, w1: x * w1.argmax())  # another non-differentiab
 assert not jargmax(x, w1).requires_grad and grad_pass_ran(jargmax) and thunder.last_backward_traces(jargmax) == []
 
 for no_rule in (torch.round, torch.trunc, torch.argmin):  # Thunder has no rule for their prims
-    try:
-        thunder.jit(lambda x, w1: x * no_rule(w1).sum())(x, w1)
-    except RuntimeError as error:
-        assert "Failed to find a gradient transform" in str(error), error
-    else:
-        raise AssertionError(f"{no_rule.__name__} compiled")
+    for reads_x in (False, True):  # on w1, which requires grad, and on x, which does not
+        try:
+            thunder.jit(lambda x, w1: (x @ w1) * no_rule(x if reads_x else w1).sum())(x, w1)
+        except RuntimeError as error:
+            assert "Failed to find a gradient transform" in str(error), error
+        else:
+            raise AssertionError(f"{no_rule.__name__} compiled")
 
 w1_copy = w1.detach().clone().requires_grad_()
 jdetached = thunder.jit(lambda x, w: x @ w.detach())  # w only through detach: a backward all the same

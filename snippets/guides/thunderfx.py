@@ -542,6 +542,9 @@ assert torch.allclose(jm(inp), cm(inp))
 jm_sources = {b.source_filename for b in jm_trc.bound_symbols if b.source_filename}
 assert {Path(f).name for f in jm_sources} == {"linear.py", "activation.py"}
 assert all(Path(f).resolve().is_relative_to(Path(torch.__file__).resolve().parent) for f in jm_sources)
+# a torch.nn container compiled by ThunderFX: its nodes' stack traces hold no frame of this file
+nodes_of_cm = [n for n in cm._backend.subgraph_infos[0].original_graph_module.graph.nodes if n.meta.get("stack_trace")]
+assert nodes_of_cm and not any("thunderfx.py" in n.meta["stack_trace"] for n in nodes_of_cm)
 # --8<-- [end:versus_module]
 
 # --8<-- [start:howto-empty-reasons]
