@@ -6,7 +6,7 @@ from dataclasses import fields
 
 import pytest
 
-from conftest import mkdocs_env
+from conftest import ROOT, mkdocs_env
 from thunder_docs.plugins.exec.cache import PAGE_CODE, CachedOutput, OutputCache, fingerprint, section_keys
 from thunder_docs.shared.exec_options import ExecOptions, parse_exec_options
 from thunder_docs.shared.sections import Section
@@ -56,9 +56,11 @@ def test_every_exec_option_is_in_the_key(option):
     """Each declared option, set as MAINTAINING.md's example sets it, changes its section's key (and later ones)."""
     example = next(f.metadata["example"] for f in fields(ExecOptions) if f.name == option)
     plain = keys([A, B])
-    changed = section_keys([A, B], fingerprint("cpu", {}, VERSIONS), [ExecOptions(), parse_exec_options(example)])
+    changed = section_keys([A, B], fingerprint("cpu", {}, VERSIONS), [ExecOptions(), parse_exec_options(example)],
+                           ROOT)  # reads= names a file of the repository
     assert changed[0] == plain[0] and changed[1] != plain[1]
-    earlier = section_keys([A, B], fingerprint("cpu", {}, VERSIONS), [parse_exec_options(example), ExecOptions()])
+    earlier = section_keys([A, B], fingerprint("cpu", {}, VERSIONS), [parse_exec_options(example), ExecOptions()],
+                           ROOT)
     assert earlier[0] != plain[0] and earlier[1] != plain[1]
 
 

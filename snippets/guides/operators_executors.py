@@ -321,7 +321,7 @@ out64_eager = g(x64e, y64e)
 out64_eager.sum().backward()
 torch.testing.assert_close(out64, out64_eager)
 torch.testing.assert_close((x64g.grad, y64g.grad), (x64e.grad, y64e.grad))
-torch.testing.assert_close(x64g.grad, (torch.cos(x * y) * y).double())
+torch.testing.assert_close(x64g.grad, torch.cos(x.double() * y.double()) * y.double())  # d/dx sin(x*y), in float64
 # --8<-- [end:grad-transform]
 
 # --8<-- [start:order]

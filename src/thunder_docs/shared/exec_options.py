@@ -74,7 +74,7 @@ class ExecOptions:
         False, "stepper", "adds, under the output, a pass stepper over the traces of the first "
         "`thunder.last_traces(...)` list the code asks for (shown with JavaScript only).")
     reads: tuple[str, ...] = _option(
-        (), "reads=examples/train.py",
+        (), "reads=examples/two_shapes.py",
         "names the files, other than the snippet, whose content the section's output depends on (a script "
         "it runs or prints), from the folder of `mkdocs.yml`: their content goes into the section's cache "
         "key, so an edit of one runs the section again. A file that does not exist fails the build.",
