@@ -55,6 +55,21 @@ def next_build_log(lines, timeout=120, end="Reloading browsers"):
     raise AssertionError("no rebuild:\n" + "".join(seen))
 
 
+def settle(lines, quiet=3.0, timeout=60) -> str:
+    """Wait until the server has printed nothing for `quiet` seconds; return what it printed.
+
+    One edit can start more than one rebuild (the watcher may see a file's truncation and its
+    write apart). Waiting for quiet before the next edit makes the next build log that edit's.
+    """
+    seen, deadline = [], time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            seen.append(lines.get(timeout=quiet))
+        except queue.Empty:
+            return "".join(seen)
+    raise AssertionError(f"the server never went quiet for {quiet} s:\n" + "".join(seen))
+
+
 def served_at(lines, timeout=60) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -84,14 +99,14 @@ def test_serve_reuses_and_reexecutes_only_what_changed(throwaway, tmp_path):
         first = next_build_log(lines, end="Documentation built in")  # the first build: before serving
         assert "executed 4 sections of 2 pages" in first
         url = served_at(lines) + "one/"
-        time.sleep(1)
+        settle(lines)
 
         (tmp_path / "docs" / "one.md").write_text(page("one").replace("Prose.", "Edited prose."))
         log = next_build_log(lines)
         assert re.search(r"executed 0 sections of 0 pages .* reused 4", log)
         assert "pages: 1 reused, 1 made" in log  # two.md's conversion is reused
         assert "Edited prose." in get(url)
-        time.sleep(1)
+        settle(lines)
 
         (tmp_path / "snippets" / "one.py").write_text(snippet(2))  # a snippet edit rebuilds too
         log = next_build_log(lines)
@@ -120,7 +135,7 @@ def test_serve_accepting_output_settles_after_one_rebuild(throwaway, tmp_path):
     try:
         next_build_log(lines, end="Documentation built in")
         served_at(lines)
-        time.sleep(1)
+        settle(lines)
         (tmp_path / "snippets" / "one.py").write_text(snippet(2))
         next_build_log(lines)
         assert "=== section: b ===\nx is 2" in approved.read_text()
