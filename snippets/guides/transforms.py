@@ -150,6 +150,47 @@ assert log_buffer[1:] == [  # ...but has no entry in the state dict, so neither 
 ]
 
 
+# A MaterializationTransform later in the list calls transform_state_dict_for_submodule itself.
+from thunder.transforms import MaterializationTransform  # noqa: E402
+
+
+class Keys(thunder.Transform):
+    """Notes each submodule the hook is called for, and the keys of the state dict it gets."""
+
+    def __init__(self):
+        self.calls = []
+
+    def transform_state_dict_for_submodule(self, model, submodule_name, state_dict):
+        self.calls.append((submodule_name, sorted(state_dict)))
+        return state_dict
+
+
+class LinearWithScale(torch.nn.Linear):
+    """Its own weights, and a buffer that is in no state dict."""
+
+    def __init__(self):
+        super().__init__(3, 3)
+        self.register_buffer("scale", torch.ones(3), persistent=False)
+
+
+def materialized_calls(init):
+    with torch.device("meta"):
+        meta_model = torch.nn.Sequential(torch.nn.Linear(3, 3), LinearWithScale())
+    keys = Keys()
+    thunder.jit(meta_model, transforms=[keys, MaterializationTransform("cpu", init=init)])
+    return keys.calls
+
+
+weights = torch.nn.Sequential(torch.nn.Linear(3, 3), LinearWithScale()).state_dict()
+with_scale, without_scale = ("1", ["bias", "scale", "weight"]), ("1", ["bias", "weight"])
+assert materialized_calls(MaterializationTransform.init_from_original_module_init()) == [
+    ("0", ["bias", "weight"]), with_scale]  # every materialized submodule
+assert materialized_calls(MaterializationTransform.init_from_original_state_dict(weights)) == [
+    with_scale, ("0", ["bias", "weight"]), without_scale]  # '1' for its buffer, then each through load_original_state_dict
+assert materialized_calls(MaterializationTransform.init_from_transformed_state_dict(weights)) == [
+    with_scale]  # only '1', for its buffer; load_state_dict runs no hook
+
+
 class Tied(torch.nn.Module):
     """b's only parameter is a's: tied."""
 
