@@ -534,10 +534,11 @@ n = len(own.bound_symbols)
 insert_inplace(own, 2, lambda: ltorch.cos(own.args[0]))  # changes `own`
 assert len(own.bound_symbols) == n + 1 and own.bound_symbols[2].sym.id == "torch.cos"
 
-replace_inplace(own, 2, lambda bsym: ltorch.sin(bsym.args[0]))  # changes `own` too
+assert own._complete  # insert_inplace left it marked complete...
+replace_inplace(own, 2, lambda bsym: ltorch.sin(bsym.args[0]))  # ...and replace_inplace still changes it
 assert len(own.bound_symbols) == n + 1 and own.bound_symbols[2].sym.id == "torch.sin"
 assert len(traces[0].bound_symbols) == n  # the original is untouched
-assert own._complete  # both helpers leave the trace marked complete: nothing more is recorded into it
+assert own._complete  # both helpers leave the trace marked complete: a symbol call raises
 try:
     with tracectx(own):
         ltorch.cos(own.args[0])

@@ -1,8 +1,9 @@
 """thunder-explain: run a Python script, then write the site's trace view of what it compiled.
 
-The command line, its help and its exit codes are in ``parse`` and ``EXIT``. SCRIPT runs as
+The command line, its help and its exit codes are in ``parse`` and ``EXIT``. SCRIPT runs much as
 ``python SCRIPT ARGS...`` would: ``sys.argv`` is ``[SCRIPT, *ARGS]``, the current folder stays,
-the script's folder is first on ``sys.path``, and it runs as ``__main__``.
+the script's folder is first on ``sys.path``, and it runs as ``__main__``. Unlike python's,
+``__file__`` is the path as given (the page names files that way), and SCRIPT is a file.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ USAGE = 2  # bad usage: an unknown option, no script, a script that does not exi
 NOTHING_COMPILED = 3  # the script ran but compiled nothing with thunder.jit or ThunderFX: no page
 EXIT = {
     OK: "the script ran and compiled something; the page is written",
-    SCRIPT_FAILED: "the script raised (a page shows what it compiled before, if anything, and the\n"
-                   "     traceback), or it has a syntax error (reported alone, before Thunder is imported)",
+    SCRIPT_FAILED: "the script raised: the traceback is printed, and if the script compiled something\n"
+                   "     before, a page shows that and the traceback; or it has a syntax error (reported\n"
+                   "     alone, before Thunder is imported)",
     USAGE: "bad usage: an unknown option, no SCRIPT, or a SCRIPT that does not exist",
     NOTHING_COMPILED: "the script ran but compiled nothing with thunder.jit or ThunderFX (also: it\n"
                       "     jitted a function and never called it): no page",
@@ -40,8 +42,9 @@ thunder.jit or ThunderFX: each compilation's traces, marked up as on the site, w
 executors that ran each line and those that declined it, and the lines of your own files
 that made each trace line.
 
-SCRIPT runs as "python SCRIPT ARGS..." would: sys.argv is [SCRIPT, *ARGS], the current folder
-stays, the script's folder is first on sys.path, and it runs as __main__."""
+SCRIPT runs much as "python SCRIPT ARGS..." would: sys.argv is [SCRIPT, *ARGS], the current
+folder stays, the script's folder is first on sys.path, and it runs as __main__. Unlike
+python's, __file__ is the path as given, and SCRIPT is a file (not a folder)."""
 
 
 def _progress(message: str) -> None:
