@@ -91,3 +91,29 @@ def test_reads_takes_only_paths_inside_the_repository():
         with pytest.raises(ExecOptionError, match="not a path inside the repository"):
             parse_exec_options(f"reads={bad}")
     assert parse_exec_options("reads=examples/a.py,examples/b.py").reads == ("examples/a.py", "examples/b.py")
+
+
+def test_runs_puts_the_code_the_module_imports_in_the_section_key(tmp_path, monkeypatch):
+    from thunder_docs.plugins.exec.cache import section_keys
+    from thunder_docs.shared import code_digest
+    from thunder_docs.shared.sections import Section
+
+    package = tmp_path / "thunder_docs"  # a package of the same name, so the edit below is ours
+    (package / "tool").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "tool" / "__init__.py").write_text("")
+    (package / "tool" / "__main__.py").write_text("from thunder_docs.tool.cli import main\nmain()\n")
+    (package / "tool" / "cli.py").write_text("def main():\n    print(1)\n")
+    monkeypatch.setattr(code_digest, "PACKAGE", package)
+    section = Section(path="snippets/page.py", name="run", start_line=2, code="subprocess.run(...)\n")
+    runs = [parse_exec_options("runs=thunder_docs.tool.__main__")]
+    before = section_keys([section], {}, runs, tmp_path)
+    assert section_keys([section], {}, runs, tmp_path) == before
+    (package / "tool" / "cli.py").write_text("def main():\n    print(2)\n")  # imported by __main__, not named
+    assert section_keys([section], {}, runs, tmp_path) != before
+
+
+def test_runs_takes_only_modules_of_the_package():
+    with pytest.raises(ExecOptionError, match="'thunder_docs.no_such' is not a module of this site's package"):
+        parse_exec_options("runs=thunder_docs.no_such")
+    assert parse_exec_options("runs=thunder_docs.explain.__main__").runs == ("thunder_docs.explain.__main__",)

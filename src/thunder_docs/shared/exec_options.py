@@ -52,6 +52,17 @@ def _repository_path(value: str) -> str:
     return value
 
 
+def _package_module(value: str) -> str:
+    from thunder_docs.shared.code_digest import module_files
+
+    try:
+        module_files(value)
+    except FileNotFoundError:
+        raise ExecOptionError(f"'{value}' is not a module of this site's package (name one by its import "
+                              "name, such as thunder_docs.explain.__main__)") from None
+    return value
+
+
 def _option(default, example: str, doc: str, check: Callable[[str], str] | None = None):
     return field(default=default, metadata={"example": example, "doc": doc, "check": check})
 
@@ -79,6 +90,12 @@ class ExecOptions:
         "it runs or prints), from the folder of `mkdocs.yml`: their content goes into the section's cache "
         "key, so an edit of one runs the section again. A file that does not exist fails the build.",
         _repository_path)
+    runs: tuple[str, ...] = _option(
+        (), "runs=thunder_docs.explain.__main__",
+        "names modules of this site's package that the section runs in a process of its own (as `python -m` "
+        "does): the code of each, and of every module of the package it imports, goes into the section's "
+        "cache key, so an edit of that code runs the section again. A module that does not exist fails "
+        "the build.", _package_module)
     cuda: bool = _option(
         False, "cuda", "marks a section whose output differs on CUDA. The snippet reads the device from "
         '`os.environ.get("THUNDER_DOCS_DEVICE", "cpu")`. The page shows a CPU tab and a CUDA tab '

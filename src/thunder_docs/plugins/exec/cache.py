@@ -118,7 +118,8 @@ def section_keys(sections: list[Section], context: dict, options: list[ExecOptio
     keys = []
     for section, opts in zip(sections, options, strict=True):
         key = digest(key, section.path, section.name, str(section.start_line), section.code, opts.key(),
-                     *(read_file(root or Path.cwd(), path, section) for path in opts.reads))
+                     *(read_file(root or Path.cwd(), path, section) for path in opts.reads),
+                     *(digest_of(module) for module in opts.runs))
         keys.append(key)
     return keys
 
