@@ -1,9 +1,10 @@
 """The ``thunder-traces`` plugin: make printed traces interactive, from the trace maps the build recorded.
 
-- ``on_files``: add the script and the stylesheet (``assets/``), which the site serves itself.
+- ``on_files``: add the script and the stylesheet (``shared/assets/``, shared with the explorer), which the
+  site serves itself.
 - ``on_page_content``: in each output block, link each source comment (``# snippets/x.py:13: ...``)
   to that line of the snippet's code block, which gets an id, and give the block's ``<code>`` the
-  map of its trace lines (``data-lines``, stepper.line_map; from shared/trace_map.py, made by
+  map of its trace lines (``data-lines``, shared/trace_markup.py: line_map; from shared/trace_map.py, made by
   page/capture.py from the trace objects): for each line what it came from, and where each proxy
   name in it is (the definition marked). thunder-traces.js wraps the lines (``.tl``) and names
   (``.tp[data-proxy]``, the definition also ``data-def``) from that map when the block first
@@ -39,15 +40,6 @@ from mkdocs.structure.pages import Page as MkDocsPage
 from thunder_docs.plugins.exec.notebooks import trace_maps
 from thunder_docs.plugins.traces.blocks import Block, blocks_of, code_lines
 from thunder_docs.plugins.traces.config import TracesConfig
-from thunder_docs.plugins.traces.stepper import (
-    MARK,
-    block_attributes,
-    source_id,
-    source_link,
-    source_span,
-    split_source,
-    walk_json,
-)
 from thunder_docs.plugins.traces.walk_files import move_walks
 from thunder_docs.shared import block_ids, page_html
 from thunder_docs.shared.code_digest import loaded_digest
@@ -60,8 +52,18 @@ from thunder_docs.shared.page_html import PageHTML
 from thunder_docs.shared.results import CPU, CUDA
 from thunder_docs.shared.sections import Include
 from thunder_docs.shared.trace_map import TraceMap
+from thunder_docs.shared.trace_markup import (
+    MARK,
+    SCRIPT_FILE,
+    STYLESHEET_FILE,
+    block_attributes,
+    source_id,
+    source_link,
+    source_span,
+    split_source,
+    walk_json,
+)
 
-ASSETS = Path(__file__).parent / "assets"
 SCRIPT = "assets/javascripts/thunder-traces.js"
 STYLESHEET = "assets/stylesheets/thunder-traces.css"
 
@@ -69,8 +71,8 @@ STYLESHEET = "assets/stylesheets/thunder-traces.css"
 class TracesPlugin(BasePlugin[TracesConfig]):
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         if self.config.enabled:
-            files.append(File.generated(config, SCRIPT, abs_src_path=str(ASSETS / "thunder-traces.js")))
-            files.append(File.generated(config, STYLESHEET, abs_src_path=str(ASSETS / "thunder-traces.css")))
+            files.append(File.generated(config, SCRIPT, abs_src_path=str(SCRIPT_FILE)))
+            files.append(File.generated(config, STYLESHEET, abs_src_path=str(STYLESHEET_FILE)))
         return files
 
     def __init__(self) -> None:

@@ -1,5 +1,12 @@
-"""The pass stepper's data: each trace of a walk through ``last_traces``, with the lines a pass
-added and removed marked (``<!-- exec: stepper -->``; thunder-traces.js shows it)."""
+"""The markup of an interactive trace block, and the script and stylesheet that bring it to life
+(``assets/``): one implementation for the site (``plugins/traces/plugin.py``) and the explorer
+(``explain/page.py``), which imports no MkDocs module, so it lives here rather than in the plugin.
+
+- The block's attributes: its traces, the map of its lines and names (``line_map``), whether it folds.
+- The pass stepper's data: each trace of a walk through ``last_traces``, with the lines a pass
+  added and removed marked (``<!-- exec: stepper -->``; thunder-traces.js shows it).
+- The source links: where a source comment's link goes, and the id of the line it goes to.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +14,13 @@ import difflib
 import html
 import json
 import re
+from pathlib import Path
 
 from thunder_docs.shared.trace_map import Line, Step, Trace, TraceMap, Walk
+
+ASSETS = Path(__file__).parent / "assets"
+SCRIPT_FILE = ASSETS / "thunder-traces.js"  # makes the blocks interactive: on the site, and inlined by the explorer
+STYLESHEET_FILE = ASSETS / "thunder-traces.css"
 
 MARK = "data-traces"  # on the <code> (or <pre>) of every interactive block: the page needs the script
 LINES = "data-lines"  # beside it: the map of its trace lines and names (line_map)
@@ -67,7 +79,7 @@ def _step_line_html(mark: str, text: str, line: Line | None) -> str:
     return opening + "".join(pieces) + "</span>"
 
 
-# -- markup shared with plugins/traces/plugin.py ----------------------------------------------------------
+# -- the markup of a block's lines, names and attributes --------------------------------------------------
 def line_open(line: Line) -> str:
     attrs = [f'class="tl{"" if line.kind == "op" else " tl-" + line.kind}"', f'data-t="{line.trace}"']
     if line.kind == "op":
