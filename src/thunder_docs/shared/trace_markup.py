@@ -169,6 +169,19 @@ def source_link(ident: str, title: str = "The line of the code above") -> str:
     return f'<a class="tsrc" href="#{ident}" title="{title}">'
 
 
+def source_link_at(printed: str, line: Line, anchors: set[str]) -> tuple[int, int, str] | None:
+    """Where the link of a printed source comment goes: its columns in ``printed`` (start, end),
+    and the link's opening tag. None when the line has no link: it is no source comment, the
+    comment does not name its line, or that line has no anchor (``anchors``: the ids on the page)."""
+    if line.kind != "source" or not line.source:
+        return None
+    at, shown, title = source_span(printed, line.source, line.col)
+    ident = source_id(*split_source(line.source))
+    if at < 0 or ident not in anchors:
+        return None
+    return at, at + len(shown), source_link(ident, title)
+
+
 def block_attributes(trace_map: TraceMap, lines: list, walk: list | None) -> str:
     """The attributes of a trace block's element: its traces, its line map, its stepper's traces."""
     attrs = f' {MARK}="{html.escape(json.dumps([trace_json(t) for t in trace_map.traces], separators=(",", ":")))}"'

@@ -58,9 +58,7 @@ from thunder_docs.shared.trace_markup import (
     STYLESHEET_FILE,
     block_attributes,
     source_id,
-    source_link,
-    source_span,
-    split_source,
+    source_link_at,
     walk_json,
 )
 
@@ -300,14 +298,12 @@ def mark_output_tree(tag: str, pre: ParsedBlock | _Loose, block: Block, anchors:
     root = pre.tree()
     starts = _line_starts(text)
     lines = [x for x in trace_map.lines if x.line < len(starts)]
-    for line in lines:
-        if line.kind == "source" and line.source:
-            first = starts[line.line]
-            printed = text[first:starts[line.line + 1] if line.line + 1 < len(starts) else len(text)]
-            at, shown, title = source_span(printed, line.source, line.col)
-            ident = source_id(*split_source(line.source))
-            if at >= 0 and ident in anchors:
-                wrap(root, first + at, first + at + len(shown) - 1, source_link(ident, title), "</a>")
+    for line in (x for x in lines if x.kind == "source"):
+        first = starts[line.line]
+        printed = text[first:starts[line.line + 1] if line.line + 1 < len(starts) else len(text)]
+        if (link := source_link_at(printed, line, anchors)) is not None:
+            at, end, opening = link
+            wrap(root, first + at, first + end - 1, opening, "</a>")
     attrs = block_attributes(trace_map, lines, walk_json(trace_map.walks[0]) if stepper else None)
     code = _code_node(root)
     if code is None:  # a notebook's output: a <pre> without <code>
