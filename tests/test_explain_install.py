@@ -3,8 +3,9 @@ depend on (README, "The explorer alone"): no MkDocs, no notebook tools, no brows
 
 The environment is made without a download: a fresh venv whose site-packages links to exactly
 the distributions Thunder and torch require, at any depth, from this one (the versions the site
-pins). The project goes in as a wheel, built once, with ``--no-deps``; ``pip check`` then says
-whether the core dependencies (ranges) hold, and ``thunder-explain`` from that venv writes its page.
+pins). The project goes in as a wheel, built once, with no package index: pip must find its core
+dependencies (ranges) met by what is there; ``pip check`` agrees, and ``thunder-explain`` from
+that venv writes its page.
 """
 
 from __future__ import annotations
@@ -114,10 +115,10 @@ def test_the_closure_holds_thunder_and_torch_but_nothing_of_the_site():
 
 def test_the_explorer_installs_and_runs_with_only_thunder_and_torch(tmp_path, wheel):
     python = linked_venv(tmp_path / "venv", closure(*ROOTS))
-    installed = _pip(python, "install", "--quiet", "--no-deps", "--no-index", str(wheel))
+    installed = _pip(python, "install", "--quiet", "--no-index", str(wheel))  # its requirements: met by what is there
     assert installed.returncode == 0, installed.stderr
     check = _pip(python, "check")
-    assert check.returncode == 0, check.stdout + check.stderr  # the core ranges hold for the linked versions
+    assert check.returncode == 0, check.stdout + check.stderr  # and the linked distributions' own requirements
 
     probe = ("import importlib.util, thunder_docs; "
              "print(thunder_docs.__file__); print(importlib.util.find_spec('mkdocs'))")
