@@ -57,7 +57,7 @@ def test_each_cache_of_the_site_names_modules_that_exist():
     """The modules the caches name (every key's root) are this package's, and their closures hold
     the shared code they use (the lists written by hand left some out)."""
     traces = _names(code_digest.PACKAGE, "thunder_docs.plugins.traces.plugin")
-    assert {"plugins/traces/stepper.py", "shared/html_tree.py", "shared/trace_map.py", "shared/block_ids.py",
+    assert {"shared/trace_markup.py", "shared/html_tree.py", "shared/trace_map.py", "shared/block_ids.py",
             "plugins/exec/notebooks.py", "page/capture.py"} <= set(traces)
     links = _names(code_digest.PACKAGE, "thunder_docs.plugins.links.plugin")
     assert {"plugins/links/mentions.py", "shared/html_tree.py", "shared/thunder_source.py"} <= set(links)

@@ -13,9 +13,16 @@ import html
 from pathlib import Path
 
 from thunder_docs.explain.report import Block, Compilation, Function, Report
-from thunder_docs.plugins.traces.plugin import ASSETS
-from thunder_docs.plugins.traces.stepper import block_attributes, source_id, source_link, source_span, walk_json
 from thunder_docs.shared.html_tree import tree, wrap
+from thunder_docs.shared.trace_markup import (
+    SCRIPT_FILE,
+    STYLESHEET_FILE,
+    block_attributes,
+    source_id,
+    source_link,
+    source_span,
+    walk_json,
+)
 
 STYLE = Path(__file__).parent / "explain.css"
 SCHEME = """(() => {
@@ -168,8 +175,8 @@ def page(report: Report, error: str | None) -> str:
     if sources:
         body += ["<h2>Your source</h2><p>The lines of your files that traces point to. Hover a line to light up "
                  "the trace lines it made.</p>", *sources]
-    css = STYLE.read_text(encoding="utf-8") + (ASSETS / "thunder-traces.css").read_text(encoding="utf-8")
-    script = (ASSETS / "thunder-traces.js").read_text(encoding="utf-8")
+    css = STYLE.read_text(encoding="utf-8") + STYLESHEET_FILE.read_text(encoding="utf-8")
+    script = SCRIPT_FILE.read_text(encoding="utf-8")
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>thunder-explain: {_e(report.script)}</title><style>{css}</style></head>"

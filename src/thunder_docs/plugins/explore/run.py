@@ -1,9 +1,9 @@
 """Run the explorer on one script, in a process of its own, and keep its page by a digest.
 
 The key covers what the page is made from: the script's text, the explorer's code (with every
-module of this package it imports), the installed Thunder, torch and Python, and which hooks
-into Thunder are switched off. The explorer runs from the folder of ``mkdocs.yml``, so the
-page names the script by its path in the repository.
+module of this package it imports), the stylesheets and script the page inlines, the installed
+Thunder, torch and Python, and which hooks into Thunder are switched off. The explorer runs
+from the folder of ``mkdocs.yml``, so the page names the script by its path in the repository.
 """
 
 from __future__ import annotations
@@ -17,12 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from thunder_docs.explain.page import STYLE
 from thunder_docs.shared.code_digest import loaded_digest
 from thunder_docs.shared.files import digest, stable, write_atomic
 from thunder_docs.shared.hooks import installed_check, off_env
+from thunder_docs.shared.trace_markup import SCRIPT_FILE, STYLESHEET_FILE
 from thunder_docs.shared.versions import package_versions
 
 EXPLORER = "thunder_docs.explain.cli"
+INLINED = (STYLE, STYLESHEET_FILE, SCRIPT_FILE)  # not Python, so not in the code digest: read by explain/page.py
 _TAIL_LINES = 25  # of the explorer's messages, in the error of a run that failed
 
 
@@ -40,7 +43,8 @@ class Explored:
 def key(root: Path, script: str) -> str:
     """The digest of everything the page of ``script`` is made from."""
     text = (root / script).read_bytes()
-    return digest(script, text, loaded_digest(EXPLORER), repr(stable(package_versions())),
+    inlined = (f.read_bytes() for f in INLINED)
+    return digest(script, text, loaded_digest(EXPLORER), *inlined, repr(stable(package_versions())),
                   repr(sorted(off_env(installed_check()).items())))
 
 

@@ -1,9 +1,10 @@
 """The ``thunder-traces`` plugin: make printed traces interactive, from the trace maps the build recorded.
 
-- ``on_files``: add the script and the stylesheet (``assets/``), which the site serves itself.
+- ``on_files``: add the script and the stylesheet (``shared/assets/``, shared with the explorer), which the
+  site serves itself.
 - ``on_page_content``: in each output block, link each source comment (``# snippets/x.py:13: ...``)
   to that line of the snippet's code block, which gets an id, and give the block's ``<code>`` the
-  map of its trace lines (``data-lines``, stepper.line_map; from shared/trace_map.py, made by
+  map of its trace lines (``data-lines``, shared/trace_markup.py: line_map; from shared/trace_map.py, made by
   page/capture.py from the trace objects): for each line what it came from, and where each proxy
   name in it is (the definition marked). thunder-traces.js wraps the lines (``.tl``) and names
   (``.tp[data-proxy]``, the definition also ``data-def``) from that map when the block first
@@ -39,15 +40,6 @@ from mkdocs.structure.pages import Page as MkDocsPage
 from thunder_docs.plugins.exec.notebooks import trace_maps
 from thunder_docs.plugins.traces.blocks import Block, blocks_of, code_lines
 from thunder_docs.plugins.traces.config import TracesConfig
-from thunder_docs.plugins.traces.stepper import (
-    MARK,
-    block_attributes,
-    source_id,
-    source_link,
-    source_span,
-    split_source,
-    walk_json,
-)
 from thunder_docs.plugins.traces.walk_files import move_walks
 from thunder_docs.shared import block_ids, page_html
 from thunder_docs.shared.code_digest import loaded_digest
@@ -60,8 +52,16 @@ from thunder_docs.shared.page_html import PageHTML
 from thunder_docs.shared.results import CPU, CUDA
 from thunder_docs.shared.sections import Include
 from thunder_docs.shared.trace_map import TraceMap
+from thunder_docs.shared.trace_markup import (
+    MARK,
+    SCRIPT_FILE,
+    STYLESHEET_FILE,
+    block_attributes,
+    source_id,
+    source_link_at,
+    walk_json,
+)
 
-ASSETS = Path(__file__).parent / "assets"
 SCRIPT = "assets/javascripts/thunder-traces.js"
 STYLESHEET = "assets/stylesheets/thunder-traces.css"
 
@@ -69,8 +69,8 @@ STYLESHEET = "assets/stylesheets/thunder-traces.css"
 class TracesPlugin(BasePlugin[TracesConfig]):
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         if self.config.enabled:
-            files.append(File.generated(config, SCRIPT, abs_src_path=str(ASSETS / "thunder-traces.js")))
-            files.append(File.generated(config, STYLESHEET, abs_src_path=str(ASSETS / "thunder-traces.css")))
+            files.append(File.generated(config, SCRIPT, abs_src_path=str(SCRIPT_FILE)))
+            files.append(File.generated(config, STYLESHEET, abs_src_path=str(STYLESHEET_FILE)))
         return files
 
     def __init__(self) -> None:
@@ -298,14 +298,12 @@ def mark_output_tree(tag: str, pre: ParsedBlock | _Loose, block: Block, anchors:
     root = pre.tree()
     starts = _line_starts(text)
     lines = [x for x in trace_map.lines if x.line < len(starts)]
-    for line in lines:
-        if line.kind == "source" and line.source:
-            first = starts[line.line]
-            printed = text[first:starts[line.line + 1] if line.line + 1 < len(starts) else len(text)]
-            at, shown, title = source_span(printed, line.source, line.col)
-            ident = source_id(*split_source(line.source))
-            if at >= 0 and ident in anchors:
-                wrap(root, first + at, first + at + len(shown) - 1, source_link(ident, title), "</a>")
+    for line in (x for x in lines if x.kind == "source"):
+        first = starts[line.line]
+        printed = text[first:starts[line.line + 1] if line.line + 1 < len(starts) else len(text)]
+        if (link := source_link_at(printed, line, anchors)) is not None:
+            at, end, opening = link
+            wrap(root, first + at, first + end - 1, opening, "</a>")
     attrs = block_attributes(trace_map, lines, walk_json(trace_map.walks[0]) if stepper else None)
     code = _code_node(root)
     if code is None:  # a notebook's output: a <pre> without <code>

@@ -1,5 +1,12 @@
-"""The pass stepper's data: each trace of a walk through ``last_traces``, with the lines a pass
-added and removed marked (``<!-- exec: stepper -->``; thunder-traces.js shows it)."""
+"""The markup of an interactive trace block, and the script and stylesheet that bring it to life
+(``assets/``): one implementation for the site (``plugins/traces/plugin.py``) and the explorer
+(``explain/page.py``), which imports no MkDocs module, so it lives here rather than in the plugin.
+
+- The block's attributes: its traces, the map of its lines and names (``line_map``), whether it folds.
+- The pass stepper's data: each trace of a walk through ``last_traces``, with the lines a pass
+  added and removed marked (``<!-- exec: stepper -->``; thunder-traces.js shows it).
+- The source links: where a source comment's link goes, and the id of the line it goes to.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +14,13 @@ import difflib
 import html
 import json
 import re
+from pathlib import Path
 
 from thunder_docs.shared.trace_map import Line, Step, Trace, TraceMap, Walk
+
+ASSETS = Path(__file__).parent / "assets"
+SCRIPT_FILE = ASSETS / "thunder-traces.js"  # makes the blocks interactive: on the site, and inlined by the explorer
+STYLESHEET_FILE = ASSETS / "thunder-traces.css"
 
 MARK = "data-traces"  # on the <code> (or <pre>) of every interactive block: the page needs the script
 LINES = "data-lines"  # beside it: the map of its trace lines and names (line_map)
@@ -67,7 +79,7 @@ def _step_line_html(mark: str, text: str, line: Line | None) -> str:
     return opening + "".join(pieces) + "</span>"
 
 
-# -- markup shared with plugins/traces/plugin.py ----------------------------------------------------------
+# -- the markup of a block's lines, names and attributes --------------------------------------------------
 def line_open(line: Line) -> str:
     attrs = [f'class="tl{"" if line.kind == "op" else " tl-" + line.kind}"', f'data-t="{line.trace}"']
     if line.kind == "op":
@@ -155,6 +167,19 @@ def source_span(printed: str, source: str, col: int) -> tuple[int, str, str]:
 
 def source_link(ident: str, title: str = "The line of the code above") -> str:
     return f'<a class="tsrc" href="#{ident}" title="{title}">'
+
+
+def source_link_at(printed: str, line: Line, anchors: set[str]) -> tuple[int, int, str] | None:
+    """Where the link of a printed source comment goes: its columns in ``printed`` (start, end),
+    and the link's opening tag. None when the line has no link: it is no source comment, the
+    comment does not name its line, or that line has no anchor (``anchors``: the ids on the page)."""
+    if line.kind != "source" or not line.source:
+        return None
+    at, shown, title = source_span(printed, line.source, line.col)
+    ident = source_id(*split_source(line.source))
+    if at < 0 or ident not in anchors:
+        return None
+    return at, at + len(shown), source_link(ident, title)
 
 
 def block_attributes(trace_map: TraceMap, lines: list, walk: list | None) -> str:
