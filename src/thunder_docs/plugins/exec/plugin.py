@@ -111,7 +111,7 @@ class ExecPlugin(BasePlugin[ExecConfig]):
                               self.machine, self.config.cache, self.config.jobs, float(self.config.timeout),
                               self.config.max_output_chars, self.stats.runs,
                               StderrLog(self.root / (self.config.stderr_log or f"{self.config.cache_dir}/stderr.log"), self.root),
-                              hooks.off_env(broken))
+                              hooks.off_env(broken), self.config.keep_going)
         # Notebooks run in their own kernel, alongside the pages' workers.
         with ThreadPoolExecutor(max_workers=1) as pool:
             notebooks = pool.submit(execution.notebooks)
