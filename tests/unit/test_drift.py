@@ -175,3 +175,14 @@ def test_a_thunder_is_a_version_or_a_checkout(tmp_path):
 
 def test_the_pth_lists_each_directory_on_its_own_line():
     assert env.pth_text(["/a/site-packages", "/b/src"]) == "/a/site-packages\n/b/src\n"
+
+
+def test_words_match_an_identifier_with_the_prose_that_names_it():
+    assert {"cache", "hit"} <= proofs.words("thunder.cache_hits(jfn) == 1")
+    assert {"cache", "hit"} <= proofs.words("a second call, a cache hit, leaves")
+
+
+def test_the_share_of_unchanged_lines_counts_the_sections_that_ran_apart():
+    report = _report(pages=[outputs.page_outputs("docs/p.md", ["a", "b"], {"a": "x\ny", "b": "z\nw"},
+                                                 {"a": "x\nY"}, failed_section="b")])
+    assert report.same_share_of_run() == 0.5 and report.same_share() == 0.25

@@ -81,6 +81,10 @@ def _proof(root: Path, page: dict, failure: dict) -> proofs.FailedProof:
                               failure["summary"].split("\n")[0], sentence)
 
 
+def _shown(path: Path, root: Path) -> Path:
+    return path.relative_to(root) if path.is_relative_to(root) else path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/dev drift", description=__doc__.split("\n\n")[0])
     parser.add_argument("--thunder", default="nightly",
@@ -99,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or root / REPORTS / thunder.key
     out.mkdir(parents=True, exist_ok=True)
     executed_file = out / "executed.json"
-    print(f"scripts/dev drift: running the pages with {thunder.label} ({venv.relative_to(root)})", file=sys.stderr)
+    print(f"scripts/dev drift: running the pages with {thunder.label} ({_shown(venv, root)})", file=sys.stderr)
     ran = subprocess.run([str(python), "-m", "thunder_docs.drift.execute", str(executed_file), *args.page], cwd=root)
     if ran.returncode != 0:
         print(f"scripts/dev drift: running the pages failed (exit {ran.returncode})", file=sys.stderr)
@@ -112,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     (out / "index.html").write_text(page_html(report), encoding="utf-8")
     (out / "drift.json").write_text(report.to_json(), encoding="utf-8")
     print(text, end="")
-    print(f"the report: {(out / 'index.html').relative_to(root) if out.is_relative_to(root) else out / 'index.html'}")
+    print(f"the report: {_shown(out / 'index.html', root)}")
     return 1 if report.drifted else 0
 
 

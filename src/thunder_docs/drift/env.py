@@ -5,6 +5,7 @@ checkout) gets ``.venv-thunder/<name>/``: a venv whose own site-packages holds o
 Thunder and a ``.pth`` file listing the pinned venv's site directories. Python puts a venv's
 own site-packages first on ``sys.path``, so its ``thunder`` (and its ``lightning-thunder``
 metadata) shadows the pinned 0.2.6, while torch and everything else come from ``.venv``.
+A checkout is installed editable (its metadata: its version) and its folder listed first.
 
 The pinned venv may itself be an overlay (its site-packages holding a ``.pth`` onto another
 venv), so the directories to list are read from the pinned Python's ``sys.path``, not assumed.
@@ -16,6 +17,7 @@ sets the environment up when it is missing and prints its folder.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -24,6 +26,7 @@ from pathlib import Path
 
 DISTRIBUTION = "lightning-thunder"
 FOLDER = ".venv-thunder"
+FOLDER_VARIABLE = "THUNDER_DOCS_THUNDER_VENVS"  # another folder for them (the tests' temporary one)
 PTH = "thunder-docs-pinned.pth"
 _VERSION = re.compile(r"^\d+(\.\d+)*([a-z]+\d*)?(\.dev\d+)?$")
 
@@ -108,7 +111,7 @@ def ensure(thunder: Thunder, root: Path, pinned: Path) -> Path:
     """The environment of ``thunder`` under ``root/.venv-thunder/``, set up when it is missing.
 
     ``pinned`` is the pinned venv's folder. Returns the new venv's folder."""
-    venv = root / FOLDER / thunder.key
+    venv = root / os.environ.get(FOLDER_VARIABLE, FOLDER) / thunder.key
     python = venv / "bin" / "python"
     stamp = venv / ".thunder-docs-stamp"
     want = json.dumps({"thunder": thunder.label, "pinned": str(pinned.resolve())})
@@ -121,7 +124,10 @@ def ensure(thunder: Thunder, root: Path, pinned: Path) -> Path:
         subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True, stdout=sys.stderr)
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    Path(site, PTH).write_text(pth_text(site_directories(pinned_python)), encoding="utf-8")
+    # A checkout's folder first: an editable install's import hook (setuptools' finder) comes after
+    # the path entries, so the pinned thunder in the directories below would win over it.
+    first = [str(thunder.checkout)] if thunder.checkout is not None else []
+    Path(site, PTH).write_text(pth_text(first + site_directories(pinned_python)), encoding="utf-8")
     pip = [str(pinned_python), "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps"]
     target = ["-e", str(thunder.checkout)] if thunder.checkout is not None else [f"{DISTRIBUTION}=={thunder.version}"]
     if thunder.checkout is not None or installed_version(python) != thunder.version:

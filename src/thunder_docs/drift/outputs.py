@@ -40,6 +40,11 @@ class PageOutputs:
     def same_lines(self) -> int:
         return sum(s.same_lines for s in self.sections)
 
+    @property
+    def ran_lines(self) -> int:
+        """Approved lines of the sections that ran (same or changed)."""
+        return sum(s.lines for s in self.sections if s.status in (SAME, CHANGED))
+
 
 def same_line_count(old: list[str], new: list[str]) -> int:
     """How many of the old lines the new text prints unchanged, in order (difflib's matching blocks)."""

@@ -16,7 +16,7 @@ from thunder_docs.shared.fences import iter_fences
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\[(])")
 _COMMON = frozenset({"assert", "the", "and", "not", "for", "with", "that", "this", "are", "is", "len", "print",
-                     "true", "false", "none", "in", "of", "its", "all", "any", "str", "isinstance"})
+                     "true", "false", "none", "in", "of", "its", "all", "any", "str", "isinstance", "thunder"})
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,14 @@ class FailedProof:
 
 
 def words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)} - _COMMON
+    """The words of a sentence or an assert line, compared loosely: lowercased, an identifier also
+    as its parts (``cache_hits``: cache, hits), and without a plural's s (hits: hit)."""
+    found = set()
+    for word in _WORD.findall(text):
+        for part in {word, *word.split("_")}:
+            part = part.lower()
+            found.add(part[:-1] if len(part) > 3 and part.endswith("s") and not part.endswith("ss") else part)
+    return {w for w in found if len(w) > 2} - _COMMON
 
 
 def prose_around(markdown: str, include: str) -> tuple[str, str] | None:

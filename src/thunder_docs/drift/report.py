@@ -37,6 +37,11 @@ class Report:
         lines = sum(p.lines for p in self.pages)
         return sum(p.same_lines for p in self.pages) / lines if lines else 1.0
 
+    def same_share_of_run(self) -> float:
+        """The same share over the sections that ran: how much of what still prints is unchanged."""
+        lines = sum(p.ran_lines for p in self.pages)
+        return sum(p.same_lines for p in self.pages) / lines if lines else 1.0
+
     def stopped_pages(self) -> list[str]:
         return [p.page for p in self.pages if any(s.status == FAILED for s in p.sections)]
 
@@ -54,7 +59,8 @@ def summary(report: Report) -> str:
     not_run = sum(1 for p in report.pages for s in p.sections if s.status == NOT_RUN)
     lines = [f"drift of {report.thunder} against {report.pinned}:",
              f"  pages: {len(report.pages)}, of which {len(report.stopped_pages())} stopped at a failed section; "
-             f"{report.same_share():.1%} of the approved output lines printed unchanged",
+             f"of the approved output lines, {report.same_share_of_run():.1%} of those of the sections that ran "
+             f"printed unchanged ({report.same_share():.1%} of all)",
              f"  sections: {_count(len(changed), 'changed output')}, {_count(len(report.proofs), 'failed proof')}, "
              f"{not_run} not run after a failure",
              f"  citations: {_count(len(report.citations), 'drifted citation')}; APIs: {_count(len(report.apis), 'moved API')}; "
