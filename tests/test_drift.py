@@ -105,3 +105,14 @@ def test_drift_of_a_checkout_names_the_failed_assert_and_the_sentence_it_proves(
                                   capture_output=True, text=True, check=True).stdout.split()
     assert venv_thunder[0] == str(checkout / "thunder" / "__init__.py")
     assert venv_thunder[1] == importlib.util.find_spec("torch").origin  # the pinned torch, not a second one
+
+
+def test_the_site_reads_approve_and_keep_going_from_the_environment(monkeypatch):
+    """`scripts/dev build --thunder` sets THUNDER_DOCS_APPROVE=false and THUNDER_DOCS_KEEP_GOING=true."""
+    from mkdocs.config import load_config
+
+    for approve, keep_going in (("false", "true"), ("true", "false")):
+        monkeypatch.setenv("THUNDER_DOCS_APPROVE", approve)
+        monkeypatch.setenv("THUNDER_DOCS_KEEP_GOING", keep_going)
+        config = load_config(str(ROOT / "mkdocs.yml")).plugins["thunder-exec"].config
+        assert (config.approve, config.keep_going) == (approve == "true", keep_going == "true")
