@@ -59,6 +59,8 @@ def test_a_build_that_goes_on_shows_a_note_in_place_of_the_failed_section_and_th
     assert html.count("[not run]") == 2  # the failed section, and the one after it
     assert "an earlier section of this page failed" in html
     assert "<code>three" not in html
+    note = html.split('class="admonition warning"', 1)[1].split("</div>", 1)[0]  # under the title
+    assert "proof failed on lightning-thunder" in note and "<code>two</code> failed at <code>snippet.py:" in note
 
 
 def test_without_keep_going_a_failed_section_fails_the_build(throwaway):

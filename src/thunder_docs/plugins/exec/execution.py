@@ -41,6 +41,7 @@ class Execution:
     stderr: StderrLog | None = None  # where sections' and kernels' stderr go
     hooks_env: dict[str, str] = field(default_factory=dict)  # which hooks are off (shared/hooks.py), for the pages
     keep_going: bool = False  # a failed section leaves a note on its page instead of failing the build
+    failed: dict[str, ExecutionError] = field(default_factory=dict)  # with keep_going: page path -> its failure
 
     def pages(self, pages: list[Page], device: str) -> None:
         """Results of ``pages`` on ``device`` into the site model; a failure raises PluginError."""
@@ -73,6 +74,7 @@ class Execution:
         if errors and self.keep_going:
             for error in errors:  # the page shows what ran before, and a note in place of the rest
                 log.warning("%s (the page shows a note in its place)", _describe(error))
+                self.failed[error.page] = error
                 job = next(j for j in jobs if j.page == error.page)
                 self.site.results.add(device, error.page, [*error.done, *failed_notes(job.sections[len(error.done):],
                                                                                        error)])
@@ -128,6 +130,22 @@ def failed_notes(sections: list[Section], error: ExecutionError) -> list[Section
             f"{error.section.path}:{error.line}: {error.cause.splitlines()[0] if error.cause else ''}")
     return [SectionResult(s, note if i == 0 else f"[not run] an earlier section of this page failed ('{error.section.name}')",
                           "", 0.0) for i, s in enumerate(sections)]
+
+
+def failure_note(markdown: str, error: ExecutionError) -> str:
+    """A page's Markdown with a warning under its title: a section of its proof failed on this
+    Thunder, so what it says from there on may no longer hold (a build with keep_going)."""
+    thunder = package_versions()["thunder"]
+    summary = error.cause.splitlines()[0] if error.cause else "it failed"
+    note = (f'!!! warning "This page\'s proof failed on lightning-thunder {thunder}"\n\n'
+            f"    Its section `{error.section.name}` failed at `{error.section.path}:{error.line}`: {summary}. "
+            "That section and the ones after it did not run, and what the page says from there on may not "
+            "hold for this Thunder.\n\n")
+    lines = markdown.split("\n")
+    title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
+    if title is None:
+        return note + markdown
+    return "\n".join([*lines[:title + 1], "", note.rstrip("\n"), *lines[title + 1:]])
 
 
 def _describe(error: ExecutionError) -> str:
