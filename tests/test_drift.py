@@ -118,3 +118,16 @@ def test_the_site_reads_approve_and_keep_going_from_the_environment(monkeypatch)
         monkeypatch.setenv("THUNDER_DOCS_KEEP_GOING", keep_going)
         config = load_config(str(ROOT / "mkdocs.yml")).plugins["thunder-exec"].config
         assert (config.approve, config.keep_going) == (approve == "true", keep_going == "true")
+
+
+def test_a_citation_another_thunder_lacks_is_plain_code_when_the_build_goes_on():
+    import pytest
+    from mkdocs.exceptions import PluginError
+
+    from thunder_docs.plugins.cite.plugin import render
+
+    text = "See [[thunder/core/trace.py:NoSuchName]]."
+    with pytest.raises(PluginError, match="NoSuchName"):
+        render(text, "p.md")
+    assert render(text, "p.md", keep_going=True) == \
+        "See `thunder/core/trace.py:NoSuchName` (not in lightning-thunder 0.2.6)."
