@@ -112,7 +112,10 @@ class Execution:
                 copy, ran, kernel_stderr = executed_copy(notebook.abs_path, notebook.path, self.site.root,
                                                          self.cache.directory, context, self.timeout, self.hooks_env)
             except NotebookError as error:
-                raise PluginError(f"thunder-exec: {error}") from None
+                if not self.keep_going:
+                    raise PluginError(f"thunder-exec: {error}") from None
+                log.warning("thunder-exec: %s (the page shows the notebook without its outputs)", error)
+                continue
             self.stderr.add(notebook.path, [("kernel", kernel_stderr)])
             self.site.executed_notebooks[notebook.src_uri] = copy
             seconds = time.perf_counter() - started
