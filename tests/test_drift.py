@@ -131,3 +131,12 @@ def test_a_citation_another_thunder_lacks_is_plain_code_when_the_build_goes_on()
         render(text, "p.md")
     assert render(text, "p.md", keep_going=True) == \
         "See `thunder/core/trace.py:NoSuchName` (not in lightning-thunder 0.2.6)."
+
+
+def test_scripts_dev_refuses_a_thunder_it_cannot_name():
+    for args, said in ((["build", "--thunder"], "--thunder needs a value"),
+                       (["build", "--thunder", "bad!"], "--thunder takes nightly, a version"),
+                       (["drift", "--thunder", "bad!"], "--thunder takes nightly, a version")):
+        done = subprocess.run([str(ROOT / "scripts" / "dev"), *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 2 and said in done.stderr, (args, done.stderr)
