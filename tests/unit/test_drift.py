@@ -186,3 +186,13 @@ def test_the_share_of_unchanged_lines_counts_the_sections_that_ran_apart():
     report = _report(pages=[outputs.page_outputs("docs/p.md", ["a", "b"], {"a": "x\ny", "b": "z\nw"},
                                                  {"a": "x\nY"}, failed_section="b")])
     assert report.same_share_of_run() == 0.5 and report.same_share() == 0.25
+
+
+def test_a_list_item_is_a_paragraph_of_its_own():
+    page = "Before.\n\n```python\n--8<-- \"snippets/p.py:s\"\n```\n\n- `vmap`: one item.\n- `cond`: another.\n"
+    assert proofs.prose_around(page, "snippets/p.py:s") == ("Before.", "- `vmap`: one item.")
+
+
+def test_added_lines_count_in_the_summary():
+    report = _report(pages=[outputs.page_outputs("docs/p.md", ["a"], {"a": "x"}, {"a": "x\nnew"}, None)])
+    assert "[a]: 0 of 1 approved lines differ (-0 +1)" in summary(report)

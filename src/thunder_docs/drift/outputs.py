@@ -22,6 +22,11 @@ class SectionDrift:
     lines: int = 0  # approved lines
     same_lines: int = 0  # of those, printed unchanged
 
+    @property
+    def removed_added(self) -> tuple[int, int]:
+        """Lines of the approved output gone, and lines printed that it lacks (the diff's - and +)."""
+        return (sum(1 for line in self.diff if line.startswith("-")), sum(1 for line in self.diff if line.startswith("+")))
+
 
 @dataclass(frozen=True)
 class PageOutputs:

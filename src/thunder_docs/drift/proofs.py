@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from thunder_docs.shared.fences import iter_fences
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_LIST_ITEM = re.compile(r"^([-*+]|\d+\.)\s")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\[(])")
 _COMMON = frozenset({"assert", "the", "and", "not", "for", "with", "that", "this", "are", "is", "len", "print",
                      "true", "false", "none", "in", "of", "its", "all", "any", "str", "isinstance", "thunder"})
@@ -59,6 +60,9 @@ def _paragraphs(lines: list[str]) -> list[str]:
     paragraphs, current = [], []
     for line in [*lines, ""]:
         text = line.strip()
+        if _LIST_ITEM.match(text) and current:  # each list item is a paragraph of its own
+            paragraphs.append(" ".join(current))
+            current = []
         if not text or text.startswith(("#", "<!--")):
             if current:
                 paragraphs.append(" ".join(current))

@@ -66,8 +66,9 @@ def summary(report: Report) -> str:
              f"  citations: {_count(len(report.citations), 'drifted citation')}; APIs: {_count(len(report.apis), 'moved API')}; "
              f"hooks off: {len(report.hooks_off)}"]
     for page, section in changed:
+        gone, added = section.removed_added
         lines.append(f"  changed  {page} [{section.name}]: {section.lines - section.same_lines} of "
-                     f"{section.lines} approved lines differ")
+                     f"{section.lines} approved lines differ (-{gone} +{added})")
     for proof in report.proofs:
         lines.append(f"  failed   {proof.page} [{proof.section}] {proof.where}: {proof.error}")
         if proof.sentence:
