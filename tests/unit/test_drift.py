@@ -196,3 +196,10 @@ def test_a_list_item_is_a_paragraph_of_its_own():
 def test_added_lines_count_in_the_summary():
     report = _report(pages=[outputs.page_outputs("docs/p.md", ["a"], {"a": "x"}, {"a": "x\nnew"}, None)])
     assert "[a]: 0 of 1 approved lines differ (-0 +1)" in summary(report)
+
+
+def test_the_page_opens_with_the_counts_and_lists_each_finding_once():
+    report = _report(pages=[outputs.page_outputs("docs/p.md", ["a"], {"a": "x"}, {"a": "y"}, None)])
+    page = page_html(report)
+    counts = page.split('<pre class=counts>', 1)[1].split("</pre>", 1)[0]
+    assert counts.count("\n") == 2 and "pages: 1" in counts and "docs/p.md" not in counts

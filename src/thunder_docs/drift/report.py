@@ -89,8 +89,12 @@ body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:70rem;padding
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem}h3{font-size:1rem}
 table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:.2rem .5rem;text-align:left;vertical-align:top}
 pre{background:#f6f8fa;padding:.5rem;overflow-x:auto}.del{color:#a40e26;background:#ffebe9}.add{color:#116329;background:#dafbe1}
-.same{color:#57606a}.bad{color:#a40e26;font-weight:600}blockquote{border-left:3px solid #d0d7de;margin:0;padding-left:.8rem}
+.counts{white-space:pre-wrap}.same{color:#57606a}.bad{color:#a40e26;font-weight:600}
+blockquote{border-left:3px solid #d0d7de;margin:0;padding-left:.8rem}
 """
+
+
+_COUNT_LINES = 4  # the summary's title and its three lines of counts; the page lists the findings itself
 
 
 def _diff_html(lines: tuple[str, ...]) -> str:
@@ -105,7 +109,7 @@ def page_html(report: Report) -> str:
     """The report as one self-contained HTML page (no script, no request to any host)."""
     e = html.escape
     body = [f"<h1>Drift of {e(report.thunder)} against {e(report.pinned)}</h1>",
-            f"<pre>{e(summary(report))}</pre>"]
+            f"<pre class=counts>{e(chr(10).join(summary(report).splitlines()[1:_COUNT_LINES]))}</pre>"]
     if report.proofs:
         body.append("<h2>Failed proofs</h2><p>Each assert that failed, and the sentence of its page it proves.</p>")
         for p in report.proofs:
