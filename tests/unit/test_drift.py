@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -173,8 +175,21 @@ def test_a_thunder_is_a_version_or_a_checkout(tmp_path):
         env.parse("latest!", tmp_path)
 
 
-def test_the_pth_lists_each_directory_on_its_own_line():
-    assert env.pth_text(["/a/site-packages", "/b/src"]) == "/a/site-packages\n/b/src\n"
+def test_the_pth_adds_each_pinned_directory_as_a_site_directory_after_the_first_ones(tmp_path):
+    text = env.pth_text(["/a/site-packages", "/b/src"], first=["/checkout"])
+    assert text == ("/checkout\nimport site; site.addsitedir('/a/site-packages')\n"
+                    "import site; site.addsitedir('/b/src')\n")
+    # as Python reads it: the .pth files of a listed directory run too (distutils-precedence.pth, say)
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    (pinned / "extra.pth").write_text(str(tmp_path / "from-a-pth") + "\n")
+    (tmp_path / "from-a-pth").mkdir()
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "z.pth").write_text(env.pth_text([str(pinned)]))
+    code = f"import site, sys; site.addsitedir({str(own)!r}); print(sys.path)"
+    path = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True).stdout
+    assert str(pinned) in path and str(tmp_path / "from-a-pth") in path
 
 
 def test_words_match_an_identifier_with_the_prose_that_names_it():

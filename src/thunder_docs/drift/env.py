@@ -95,9 +95,14 @@ def site_directories(python: Path) -> list[str]:
     return [p for p in full if p and p not in bare]
 
 
-def pth_text(directories: list[str]) -> str:
-    """The ``.pth`` file that puts the pinned directories after the venv's own site-packages."""
-    return "".join(f"{d}\n" for d in directories)
+def pth_text(directories: list[str], first: list[str] = ()) -> str:
+    """The ``.pth`` file that puts the pinned directories after the venv's own site-packages.
+
+    ``first`` are plain path lines. Each pinned directory is added with ``site.addsitedir``, not
+    as a plain line: that also runs the ``.pth`` files in it, as Python does for the pinned venv
+    (setuptools' ``distutils-precedence.pth``, which lets ``import distutils`` work on Python 3.12;
+    an editable install's finder)."""
+    return "".join(f"{d}\n" for d in first) + "".join(f"import site; site.addsitedir({d!r})\n" for d in directories)
 
 
 def installed_version(python: Path) -> str | None:
@@ -127,7 +132,7 @@ def ensure(thunder: Thunder, root: Path, pinned: Path) -> Path:
     # A checkout's folder first: an editable install's import hook (setuptools' finder) comes after
     # the path entries, so the pinned thunder in the directories below would win over it.
     first = [str(thunder.checkout)] if thunder.checkout is not None else []
-    Path(site, PTH).write_text(pth_text(first + site_directories(pinned_python)), encoding="utf-8")
+    Path(site, PTH).write_text(pth_text(site_directories(pinned_python), first), encoding="utf-8")
     pip = [str(pinned_python), "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps"]
     target = ["-e", str(thunder.checkout)] if thunder.checkout is not None else [f"{DISTRIBUTION}=={thunder.version}"]
     if thunder.checkout is not None or installed_version(python) != thunder.version:
