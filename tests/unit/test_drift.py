@@ -218,3 +218,13 @@ def test_the_page_opens_with_the_counts_and_lists_each_finding_once():
     page = page_html(report)
     counts = page.split('<pre class=counts>', 1)[1].split("</pre>", 1)[0]
     assert counts.count("\n") == 2 and "pages: 1" in counts and "docs/p.md" not in counts
+
+
+def test_jupyter_data_is_that_of_the_venv_that_holds_the_pinned_packages(tmp_path):
+    overlay = tmp_path / "overlay" / "lib" / "python3.12" / "site-packages"
+    pinned = tmp_path / "pinned" / "lib" / "python3.12" / "site-packages"
+    overlay.mkdir(parents=True)
+    pinned.mkdir(parents=True)
+    assert env.jupyter_data([str(overlay), str(pinned)]) is None
+    (tmp_path / "pinned" / "share" / "jupyter").mkdir(parents=True)
+    assert env.jupyter_data([str(overlay), str(pinned)]) == tmp_path / "pinned" / "share" / "jupyter"

@@ -105,6 +105,18 @@ def pth_text(directories: list[str], first: list[str] = ()) -> str:
     return "".join(f"{d}\n" for d in first) + "".join(f"import site; site.addsitedir({d!r})\n" for d in directories)
 
 
+def jupyter_data(directories: list[str]) -> Path | None:
+    """The ``share/jupyter`` folder of the venv that holds the pinned packages (nbconvert's
+    templates, which mkdocs-jupyter renders the notebook with): Jupyter looks under
+    ``sys.prefix``, and the new venv's prefix has none. The first site directory
+    (``<prefix>/lib/pythonX.Y/site-packages``) whose prefix has one."""
+    for directory in directories:
+        path = Path(directory)
+        if len(path.parents) > 2 and (found := path.parents[2] / "share" / "jupyter").is_dir():
+            return found
+    return None
+
+
 def installed_version(python: Path) -> str | None:
     """The lightning-thunder version the environment's Python sees, or None."""
     code = f"import importlib.metadata as m; print(m.version({DISTRIBUTION!r}))"
@@ -132,7 +144,12 @@ def ensure(thunder: Thunder, root: Path, pinned: Path) -> Path:
     # A checkout's folder first: an editable install's import hook (setuptools' finder) comes after
     # the path entries, so the pinned thunder in the directories below would win over it.
     first = [str(thunder.checkout)] if thunder.checkout is not None else []
-    Path(site, PTH).write_text(pth_text(site_directories(pinned_python), first), encoding="utf-8")
+    directories = site_directories(pinned_python)
+    Path(site, PTH).write_text(pth_text(directories, first), encoding="utf-8")
+    share = venv / "share" / "jupyter"
+    if (data := jupyter_data(directories)) is not None and not share.exists():
+        share.parent.mkdir(exist_ok=True)
+        share.symlink_to(data, target_is_directory=True)
     pip = [str(pinned_python), "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps"]
     target = ["-e", str(thunder.checkout)] if thunder.checkout is not None else [f"{DISTRIBUTION}=={thunder.version}"]
     if thunder.checkout is not None or installed_version(python) != thunder.version:
