@@ -109,3 +109,18 @@ def test_actionlint_rejects_a_broken_workflow(tmp_path):
     bad.write_text("on: push\njobs:\n  x:\n    runs-on: ubuntu-24.04\n    steps:\n      - run: echo ${{ github.evnt.x }}\n")
     proc = subprocess.run([str(ACTIONLINT), "-color=false", str(bad)], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode != 0 and "evnt" in proc.stdout
+
+
+def test_a_weekly_workflow_reports_the_newest_nightly_and_pull_requests_stay_on_the_pins():
+    loaded = {p.name: yaml.safe_load(p.read_text()) for p in WORKFLOWS}
+    nightly = loaded["nightly-thunder.yml"]
+    assert triggers(nightly) == {"schedule", "workflow_dispatch"}
+    steps = [s for j in nightly["jobs"].values() for s in j["steps"]]
+    runs = "\n".join(s.get("run", "") for s in steps)
+    assert "scripts/dev drift --thunder nightly" in runs and "scripts/dev build --thunder nightly" in runs
+    uploaded = {s["with"]["name"]: s["with"]["path"] for s in steps
+                if str(s.get("uses", "")).startswith("actions/upload-artifact@")}
+    assert uploaded == {"drift-report": "drift-report/nightly", "nightly-site": "site-thunder/nightly"}
+    for name, workflow in loaded.items():
+        if name != "nightly-thunder.yml":
+            assert "--thunder" not in yaml.safe_dump(workflow), f"{name} leaves the pins"

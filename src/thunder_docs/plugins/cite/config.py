@@ -17,3 +17,7 @@ class CitationsConfig(base.Config):
     """Keep each page's Markdown with its citations resolved here, keyed by the Markdown, Thunder's
     version and the resolving code, and reuse it; relative to ``mkdocs.yml``. Default: unset
     (parse Thunder's cited files every build)."""
+    keep_going = c.Type(bool, default=False)
+    """A citation that does not resolve is a warning, shown as plain code, not a failed build. For
+    builds with another Thunder (``scripts/dev build --thunder``; ``scripts/dev drift`` lists
+    them). Default: off."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
@@ -39,6 +39,7 @@ from thunder_docs.shared.thunder_source import REPOSITORY, SourceError, source_f
 
 # [[thunder/path/file.py]] or [[thunder/path/file.py:Dotted.name]]
 CITATION = re.compile(r"\[\[(?P<path>thunder/[\w./-]*\.py)(?::(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*))?\]\]")
+log = get_plugin_logger("thunder-cite")
 _CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)", re.S)
 
 
@@ -81,27 +82,33 @@ def resolve(path: str, name: str | None) -> Citation:
     return Citation(path, name, start, end)
 
 
-def _replace(text: str, page: str) -> str:
+def _replace(text: str, page: str, keep_going: bool = False) -> str:
     def one(match: re.Match) -> str:
         try:
             return resolve(match["path"], match["name"]).markdown()
         except SourceError as error:  # no such file or object in the installed Thunder
-            raise PluginError(f"thunder-cite: {page}: citation {match.group(0)}: {error}") from None
+            message = f"thunder-cite: {page}: citation {match.group(0)}: {error}"
+            if not keep_going:
+                raise PluginError(message) from None
+            log.warning(message)
+            cited = match["path"] + (f":{match['name']}" if match["name"] else "")
+            return f"`{cited}` (not in lightning-thunder {thunder_version()})"
 
     return CITATION.sub(one, text)
 
 
-def _outside_code_spans(text: str, page: str) -> str:
+def _outside_code_spans(text: str, page: str, keep_going: bool = False) -> str:
     out, pos = [], 0
     for span_match in _CODE_SPAN.finditer(text):
-        out += [_replace(text[pos:span_match.start()], page), span_match.group(0)]
+        out += [_replace(text[pos:span_match.start()], page, keep_going), span_match.group(0)]
         pos = span_match.end()
-    out.append(_replace(text[pos:], page))
+    out.append(_replace(text[pos:], page, keep_going))
     return "".join(out)
 
 
-def render(markdown: str, page: str) -> str:
-    """The page's Markdown with every citation outside code spans and fences resolved."""
+def render(markdown: str, page: str, keep_going: bool = False) -> str:
+    """The page's Markdown with every citation outside code spans and fences resolved; with
+    ``keep_going``, one that does not resolve is a warning and shows as plain code."""
     if "[[" not in markdown:
         return markdown
     lines = markdown.split("\n")
@@ -110,7 +117,7 @@ def render(markdown: str, page: str) -> str:
     for fence in [*iter_fences(markdown), None]:
         stop = len(lines) if fence is None else fence.start
         if stop > prose:  # a citation is one line: the rendered text has as many lines
-            out += _outside_code_spans("\n".join(lines[prose:stop]), page).split("\n")
+            out += _outside_code_spans("\n".join(lines[prose:stop]), page, keep_going).split("\n")
         if fence is not None:
             out += lines[fence.start : fence.end + 1]
             prose = fence.end + 1
@@ -130,9 +137,9 @@ class CitationsPlugin(BasePlugin[CitationsConfig]):
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         if self.store is None or "[[" not in markdown:
-            return render(markdown, page.file.src_uri)
+            return render(markdown, page.file.src_uri, self.config.keep_going)
         # Line ranges depend on Thunder's installed source: its version, and the resolving code
         # (with the fence scanner, which says what is left alone).
         key = digest(thunder_version(), loaded_digest("thunder_docs.plugins.cite.plugin"),
                      page.file.src_uri, markdown)
-        return self.store.remember(key, lambda: render(markdown, page.file.src_uri))
+        return self.store.remember(key, lambda: render(markdown, page.file.src_uri, self.config.keep_going))

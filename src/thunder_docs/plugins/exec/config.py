@@ -29,6 +29,10 @@ class ExecConfig(base.Config):
     """Where cached outputs and executed notebooks live, relative to ``mkdocs.yml``. Default: ``.cache/thunder-docs``."""
     approve = c.Type(bool, default=True)
     """Compare each page's output with its approved output; a difference fails the build. Default: on."""
+    keep_going = c.Type(bool, default=False)
+    """A section that fails does not fail the build: its page shows the sections before it and a
+    note in place of it and those after it, and the build logs a warning. For builds with another
+    Thunder (``scripts/dev build --thunder``), whose outputs are never approved. Default: off."""
     update_approved = c.Type(bool, default=False)
     """Accept this build's output as the approved output instead of comparing. Default: off."""
     approved_dir = c.Type(str, default="snippets/approved")

@@ -18,7 +18,9 @@ from thunder_docs.plugins.exec.notebooks import NotebookError, executed_copy
 from thunder_docs.plugins.exec.runner import ExecutionError, PageJob, Runner
 from thunder_docs.plugins.exec.stderr_log import StderrLog
 from thunder_docs.shared.model import Page, Site
-from thunder_docs.shared.results import CPU, ExecutionStats
+from thunder_docs.shared.results import CPU, ExecutionStats, SectionResult
+from thunder_docs.shared.sections import Section
+from thunder_docs.shared.versions import package_versions
 
 log = get_plugin_logger("thunder-exec")
 
@@ -38,6 +40,8 @@ class Execution:
     stats: list[ExecutionStats] = field(default_factory=list)
     stderr: StderrLog | None = None  # where sections' and kernels' stderr go
     hooks_env: dict[str, str] = field(default_factory=dict)  # which hooks are off (shared/hooks.py), for the pages
+    keep_going: bool = False  # a failed section leaves a note on its page instead of failing the build
+    failed: dict[str, ExecutionError] = field(default_factory=dict)  # with keep_going: page path -> its failure
 
     def pages(self, pages: list[Page], device: str) -> None:
         """Results of ``pages`` on ``device`` into the site model; a failure raises PluginError."""
@@ -67,7 +71,15 @@ class Execution:
         started = time.perf_counter()
         outcomes = self.runner.run_pages(to_run, self.jobs, progress) if to_run else {}
         errors = [o for o in outcomes.values() if isinstance(o, ExecutionError)]
-        if errors:
+        if errors and self.keep_going:
+            for error in errors:  # the page shows what ran before, and a note in place of the rest
+                log.warning("%s (the page shows a note in its place)", _describe(error))
+                self.failed[error.page] = error
+                job = next(j for j in jobs if j.page == error.page)
+                self.site.results.add(device, error.page, [*error.done, *failed_notes(job.sections[len(error.done):],
+                                                                                       error)])
+            outcomes = {p: r for p, r in outcomes.items() if not isinstance(r, ExecutionError)}
+        elif errors:
             for error in errors:
                 log.debug("%s\n%s", error, error.details)
             raise PluginError("thunder-exec: " + "\n".join(_describe(e) for e in errors))
@@ -100,7 +112,10 @@ class Execution:
                 copy, ran, kernel_stderr = executed_copy(notebook.abs_path, notebook.path, self.site.root,
                                                          self.cache.directory, context, self.timeout, self.hooks_env)
             except NotebookError as error:
-                raise PluginError(f"thunder-exec: {error}") from None
+                if not self.keep_going:
+                    raise PluginError(f"thunder-exec: {error}") from None
+                log.warning("thunder-exec: %s (the page shows the notebook without its outputs)", error)
+                continue
             self.stderr.add(notebook.path, [("kernel", kernel_stderr)])
             self.site.executed_notebooks[notebook.src_uri] = copy
             seconds = time.perf_counter() - started
@@ -108,6 +123,32 @@ class Execution:
                 self.stats.append(ExecutionStats(CPU, 0, 0, seconds, seconds, {notebook.path: seconds},
                                                  notebook=notebook.path))
             log.info("%s: %s", notebook.path, f"executed in {seconds:.1f} s" if ran else "reused from the cache")
+
+
+def failed_notes(sections: list[Section], error: ExecutionError) -> list[SectionResult]:
+    """What a page shows, in a build that goes on past failures, for the section that failed and
+    those after it: a note saying which failed, where and why, in place of their output."""
+    versions = package_versions()
+    note = (f"[not run] On lightning-thunder {versions['thunder']}, section '{error.section.name}' failed at "
+            f"{error.section.path}:{error.line}: {error.cause.splitlines()[0] if error.cause else ''}")
+    return [SectionResult(s, note if i == 0 else f"[not run] an earlier section of this page failed ('{error.section.name}')",
+                          "", 0.0) for i, s in enumerate(sections)]
+
+
+def failure_note(markdown: str, error: ExecutionError) -> str:
+    """A page's Markdown with a warning under its title: a section of its proof failed on this
+    Thunder, so what it says from there on may no longer hold (a build with keep_going)."""
+    thunder = package_versions()["thunder"]
+    summary = error.cause.splitlines()[0] if error.cause else "it failed"
+    note = (f'!!! warning "This page\'s proof failed on lightning-thunder {thunder}"\n\n'
+            f"    Its section `{error.section.name}` failed at `{error.section.path}:{error.line}`: {summary}. "
+            "That section and the ones after it did not run, and what the page says from there on may not "
+            "hold for this Thunder.\n\n")
+    lines = markdown.split("\n")
+    title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
+    if title is None:
+        return note + markdown
+    return "\n".join([*lines[:title + 1], "", note.rstrip("\n"), *lines[title + 1:]])
 
 
 def _describe(error: ExecutionError) -> str:

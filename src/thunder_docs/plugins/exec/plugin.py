@@ -34,7 +34,7 @@ from mkdocs.utils.meta import get_data
 from thunder_docs.plugins.exec import approved
 from thunder_docs.plugins.exec.cache import OutputCache, device_name
 from thunder_docs.plugins.exec.config import ExecConfig
-from thunder_docs.plugins.exec.execution import Execution
+from thunder_docs.plugins.exec.execution import Execution, failure_note
 from thunder_docs.plugins.exec.notebook_page import abbreviations_of, fix_appended_style, mark_terms
 from thunder_docs.plugins.exec.render import insert_outputs
 from thunder_docs.plugins.exec.runner import Runner
@@ -67,11 +67,12 @@ class ExecPlugin(BasePlugin[ExecConfig]):
         self.machine = CPU  # the GPU's name, or "cpu"
         self.site: Site | None = None  # this build's model, read by the other plugins
         self.stats = BuildStats()
+        self.failed: dict = {}  # with keep_going: page path -> the ExecutionError its note tells of
 
     # -- configuration -------------------------------------------------------------------
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.root = folder_of(config)
-        self.site, self.stats = None, BuildStats()
+        self.site, self.stats, self.failed = None, BuildStats(), {}
         _check_cache_folders(config, self.root)
         if "attr_list" not in config.markdown_extensions:
             raise PluginError("thunder-exec: needs the attr_list Markdown extension (markdown_extensions in mkdocs.yml): "
@@ -111,7 +112,7 @@ class ExecPlugin(BasePlugin[ExecConfig]):
                               self.machine, self.config.cache, self.config.jobs, float(self.config.timeout),
                               self.config.max_output_chars, self.stats.runs,
                               StderrLog(self.root / (self.config.stderr_log or f"{self.config.cache_dir}/stderr.log"), self.root),
-                              hooks.off_env(broken))
+                              hooks.off_env(broken), self.config.keep_going)
         # Notebooks run in their own kernel, alongside the pages' workers.
         with ThreadPoolExecutor(max_workers=1) as pool:
             notebooks = pool.submit(execution.notebooks)
@@ -120,6 +121,7 @@ class ExecPlugin(BasePlugin[ExecConfig]):
         if self.machine != CPU:
             execution.pages([p for p in self.site.with_code if p.cuda_sections], CUDA)
         execution.stderr.write()
+        self.failed = execution.failed
         if self.config.approve and (problems := approved.check(self.site, self.machine, self.config.update_approved)):
             raise PluginError("thunder-exec: " + "\n".join(problems) + "\nIf the new output is right, accept it with: "
                               + approved.UPDATE_COMMAND)
@@ -143,7 +145,10 @@ class ExecPlugin(BasePlugin[ExecConfig]):
             return markdown
         if markdown != model.body:
             raise PluginError(why_changed(model.path, model.body, Path(page.file.abs_src_path)))
-        return insert_outputs(self.site, model, markdown, self.machine)
+        markdown = insert_outputs(self.site, model, markdown, self.machine)
+        if model.path in self.failed:
+            markdown = failure_note(markdown, self.failed[model.path])
+        return markdown
 
     # Before thunder-links (10): a notebook's page reaches it with its glossary terms marked, as a
     # Markdown page does.

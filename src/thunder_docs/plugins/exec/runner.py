@@ -83,6 +83,7 @@ class ExecutionError(Exception):
     def __init__(self, page: str, section: Section, cause: str, line: int | None = None, details: str = ""):
         self.page, self.section, self.cause, self.details = page, section, cause, details
         self.line = line or section.start_line
+        self.done: list[SectionResult] = []  # the page's sections that ran before this one, once known
         super().__init__(
             f"{page}: section '{section.name}' failed at {section.path}:{self.line}: {cause}"
         )
@@ -155,7 +156,14 @@ class Runner:
             forkserver = 0  # the pid of the process it was forked from, once it says
             try:
                 forkserver = self._ready(job, receive, process).forkserver
-                return [self._wait(job, i, receive, process, Path(tmp)) for i in range(len(job.sections))]
+                done: list[SectionResult] = []
+                try:
+                    for i in range(len(job.sections)):
+                        done.append(self._wait(job, i, receive, process, Path(tmp)))
+                except ExecutionError as error:
+                    error.done = done  # the sections before it, for a report that goes on (drift/execute.py)
+                    raise
+                return done
             finally:
                 # A page's process ends what its sections started before it sends its last
                 # message; its tree is ended all the same, with anything started since.
