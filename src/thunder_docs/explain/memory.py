@@ -145,8 +145,6 @@ def note(c: Compared) -> str:
     """What the page says under a trace's memory table: the two peaks, and why they differ."""
     head = (f"Peak here: {bytes_text(c.peak)}. thunder.examine.memory_calculation.get_alloc_memory on the same "
             f"trace: {bytes_text(c.theirs)}.")
-    if c.peak == c.theirs:
-        return head + " They agree."
     why = []
     if c.arguments_freed:
         why.append(f"this count frees an argument at its del ({', '.join(c.arguments_freed)}), where "
@@ -155,6 +153,9 @@ def note(c: Compared) -> str:
         why.append(f"this count gives each view its own bytes ({', '.join(c.views)}: outputs of the alias "
                    "operators memory_calculation lists), where memory_calculation counts none, since a view "
                    "shares its base's storage")
+    if c.peak == c.theirs:
+        return head + (" They agree." if not why else " The peaks agree, though the counts differ: " +
+                       "; and ".join(why) + ".")
     if not why:
         return head + " They differ on lines neither rule above explains."
     return head + " They differ because " + "; and ".join(why) + "."
