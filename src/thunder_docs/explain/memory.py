@@ -21,7 +21,7 @@ from thunder_docs.page.lines import saved as saved_names
 class Row:
     """One line of a trace: the names it defines, its symbol, and the bytes alive after it."""
 
-    outputs: str
+    outputs: str  # the names it defines, or "del NAMES" for a del line
     symbol: str
     alive: int  # bytes of the tensors alive after the line
     peak: bool = False  # the first line after which the bytes alive are the most
@@ -86,6 +86,8 @@ def rows(trc: Any) -> tuple[int, list[Row]]:
                 alive.setdefault(p.name, nbytes(p))
         symbol = bsym.sym.id if isinstance(bsym.sym.id, str) else bsym.sym.name
         outputs = ", ".join(p.name for p in bsym.flat_proxy_outs) or "-"
+        if bsym.sym.id == PrimIDs.DEL:  # what a del line deletes, as it prints
+            outputs = "del " + ", ".join(p.name for p in bsym.flat_proxy_args)
         found.append(Row(outputs, symbol, sum(alive.values())))
     if found:
         top = max(range(len(found)), key=lambda k: (found[k].alive, -k))
@@ -171,7 +173,7 @@ def section(which: str, m: Memory) -> str:
            f"<p>Before the first line, its tensor arguments hold {_e(bytes_text(m.start))}. A tensor is alive from "
            "the line that defines it to the <code>del</code> that deletes it; its bytes are its shape's elements "
            "times its dtype's bytes.</p>",
-           _table(["outputs", "symbol", "alive after the line", "peak"], rows)]
+           _table(["outputs (or what it deletes)", "symbol", "alive after the line", "peak"], rows)]
     if m.saved:
         total = sum(s.bytes for s in m.saved)
         out.append(f"<p>Saved for the backward: {_e(bytes_text(total))}.</p>")
