@@ -76,6 +76,19 @@ SCRIPTS = {
         cfn = thunderfx(fn)
         cfn(torch.randn(8))
     """,
+    "fxshapes": """
+        import torch
+        from thunder.dynamo import thunderfx
+
+        def fn(x):
+            y = torch.sin(x)
+            print("a graph break")
+            return torch.cos(y).sum()
+
+        cfn = thunderfx(fn)
+        cfn(torch.randn(8))
+        cfn(torch.randn(8, 2))  # a new rank: TorchDynamo's guard on x fails, and it makes new graphs
+    """,
     "declined": """
         import torch
         import thunder
@@ -191,6 +204,52 @@ def test_two_shapes_are_two_compilations_and_the_script_gets_its_arguments(pages
     assert "argv ['--flag', 'x']" in proc.stdout
     assert [h.get_text() for h in soup.select("h3")] == ["Compilation 1", "Compilation 2"]
     assert_site_dom(soup)
+
+
+def _why_rows(soup: BeautifulSoup) -> list[list[str]]:
+    table = next(t for t in soup.select("table") if "the check that raised" in t.get_text())
+    return [[td.get_text() for td in tr.select("td")] for tr in table.select("tbody tr")]
+
+
+def test_the_second_compilation_names_the_check_of_the_first_that_failed(pages):
+    """The first compilation's prologue checked a's shape (3,); the second call gave (2, 5)."""
+    proc, soup = pages["shapes"]
+    assert proc.returncode == 0, proc.stderr
+    [row] = _why_rows(soup)
+    assert row[:5] == ["1", "a", "shape", "(3,)", "(2, 5)"]
+    assert row[6].startswith("check_tensor_metadata(a, (3,), 'cpu', torch.float32, False)")
+    assert "compilation 1: a: shape (3,) expected, (2, 5) given" in soup.select_one("table").find_next("table").get_text()
+    second = soup.find("h3", string="Compilation 2")
+    assert second.find_next("h4").get_text() == "Why it compiled again"
+    assert soup.find("h3", string="Compilation 1").find_next("h4").get_text() != "Why it compiled again"
+
+
+def test_a_thunderfx_graph_says_which_guard_or_graph_break_made_it(pages):
+    proc, soup = pages["fxshapes"]
+    assert proc.returncode == 0, proc.stderr
+    made = [p.get_text() for p in soup.find_all("p") if p.get_text().startswith("Why TorchDynamo made it: ")]
+    assert len(made) == 4  # before and after the break, for each rank
+    assert made[0] == "Why TorchDynamo made it: the first graph of its frame"
+    assert made[1].startswith("Why TorchDynamo made it: resumes after the graph break: ") and "fxshapes.py:7" in made[1]
+    assert made[2] == "Why TorchDynamo made it: recompiled: a guard failed: 0/0: tensor 'x' rank mismatch. expected 1, actual 2"
+    assert "rank mismatch" in made[3]
+
+
+def test_each_trace_line_has_its_bytes_alive_and_the_peak(pages):
+    proc, soup = pages["training"]
+    assert proc.returncode == 0, proc.stderr
+    heads = [h.get_text() for h in soup.select("h4")]
+    assert "Memory of the computation trace" in heads and "Memory of the backward trace" in heads
+    for head in soup.find_all("h4", string=re.compile("^Memory of")):
+        table = head.find_next("table")
+        rows = [[td.get_text() for td in tr.select("td")] for tr in table.select("tbody tr")]
+        alive = [int(r[2].split(" B")[0].replace(",", "")) for r in rows]
+        [peak] = [k for k, r in enumerate(rows) if r[3] == "peak"]
+        assert alive[peak] == max(alive) and max(alive[:peak], default=0) < alive[peak]
+    saved = soup.find("p", string=re.compile("^Saved for the backward")).find_next("table")
+    made_by = {tr.select("td")[0].get_text(): tr.select("td")[2].get_text() for tr in saved.select("tbody tr")}
+    # x for the weight's gradient; relu's backward keeps the mask x @ W.T + b > 0, made by a gt line
+    assert made_by["x"] == "an argument" and sorted(made_by.values()) == ["an argument", "gt"]
 
 
 def test_a_thunderfx_split_gets_each_thunder_part_and_the_split_reason(pages):
@@ -311,6 +370,31 @@ def test_the_explorers_one_pass_markup_equals_the_sites():
                            SiteBlock(None, block.text, block.trace_map), set())
         assert site is not None
         assert marked_text(block, set()) == site[1], block.title
+
+
+def test_the_backwards_peak_is_compared_with_memory_calculation():
+    """The page's peak of each trace, beside thunder.examine.memory_calculation's on the same trace."""
+    import thunder
+    import torch
+    from thunder.examine.memory_calculation import get_alloc_memory
+
+    from thunder_docs.explain.collect import Collected, Compiled
+    from thunder_docs.explain.memory import note
+    from thunder_docs.explain.report import build
+
+    def f(a, b):
+        return torch.sin(a * b).reshape(-1).sum()
+
+    jf = thunder.jit(f)
+    jf(torch.ones(3, 4, requires_grad=True), torch.ones(3, 4)).backward()
+    [compilation] = build(Collected([Compiled("f", jf)]), ROOT, "f").functions[0].compilations
+    backward = thunder.last_backward_traces(jf)[-1]
+    compared = compilation.memory["backward"].compared
+    assert compared.theirs == get_alloc_memory(backward)[0]
+    assert compared.peak == max(r.alive for r in compilation.memory["backward"].rows)
+    assert compared.arguments_freed and compared.peak != compared.theirs
+    assert note(compared).startswith(f"Peak here: {compared.peak:,} B")
+    assert "They differ because this count frees an argument at its del" in note(compared)
 
 
 def test_the_note_on_passes_says_what_the_lists_hold():

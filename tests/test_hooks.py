@@ -72,6 +72,19 @@ def test_a_docstring_or_layout_change_keeps_the_hooks_on(tmp_path):
     assert hooks.check(roots) == []
 
 
+def test_a_changed_cache_check_switches_off_the_recompile_reasons(tmp_path):
+    """explain-recompiled runs each cache entry's prologue as the cache check does: if Thunder's
+    check changes (here: it stops at the first entry), the explorer's reasons would no longer be its."""
+    roots = _copy_of_thunder(tmp_path)
+    init = tmp_path / "thunder/__init__.py"
+    text = init.read_text()
+    old = "            for cache_entry in reversed(cs.interpreter_cache):\n"
+    assert old in text
+    init.write_text(text.replace(old, "            for cache_entry in reversed(cs.interpreter_cache[-1:]):\n"))
+    assert [(b.hook.name, b.changed) for b in hooks.check(roots)] == [
+        ("explain-recompiled", ("thunder/__init__.py:jit.get_computation_and_inputs",))]
+
+
 def test_a_definition_that_is_gone_is_named(tmp_path):
     roots = _copy_of_thunder(tmp_path)
     passes = tmp_path / "thunder/executors/passes.py"

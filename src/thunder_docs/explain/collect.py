@@ -48,6 +48,8 @@ class Collected:
     functions: list[Compiled] = field(default_factory=list)
     backends: list[Any] = field(default_factory=list)  # ThunderCompiler instances, in order
     asked: list[Asked] = field(default_factory=list)
+    misses: list[Any] = field(default_factory=list)  # recompile.Miss: why each later compilation was made
+    fx_causes: dict[int, list[Any]] = field(default_factory=dict)  # id(backend) -> recompile.Cause per graph
     progress: Callable[[str], None] = lambda message: None
 
     def fx_parts(self) -> set[int]:
@@ -90,7 +92,8 @@ def collecting(progress: Callable[[str], None]):
     if not hooks.is_off("explain-compiled"):  # off: nothing is noted, and the explorer says so
         thunder.jit, ThunderCompiler.__init__ = noting_jit, noting_init
     try:
-        with _noting_answers(found) if not hooks.is_off("explain-declined") else nullcontext():
+        with _noting_answers(found) if not hooks.is_off("explain-declined") else nullcontext(), \
+                _noting_misses(found) if not hooks.is_off("explain-recompiled") else nullcontext():
             yield found
     finally:
         thunder.jit, ThunderCompiler.__init__ = jit, init
@@ -131,6 +134,38 @@ def _noting_answers(found: Collected):
         yield
     finally:
         OperatorExecutor.can_execute, FusionExecutor.can_fuse = can_execute, can_fuse
+
+
+@contextmanager
+def _noting_misses(found: Collected):
+    """Note why each compilation after a function's first was made (``recompile.py``): Thunder traces
+    a function again through ``thunder_general_jit`` only when no cache entry's prologue passed; and,
+    for ThunderFX, TorchDynamo's reasons for each graph it hands the backend."""
+    import thunder
+    from thunder.dynamo.compiler import ThunderCompiler
+
+    from thunder_docs.explain import recompile
+
+    general_jit, call = thunder.thunder_general_jit, ThunderCompiler.__call__
+    dynamo = recompile.DynamoReasons()
+
+    def noting_general_jit(fn, args, kwargs, *rest, **options):
+        caller = sys._getframe(1)  # acquire_initial_trace(fn, args, kwargs, cd, cs, ...), inside compile_data_and_stats
+        cs = caller.f_locals.get("cs") if caller.f_code.co_name == "acquire_initial_trace" else None
+        if cs is not None and cs.interpreter_cache:
+            found.misses.append(recompile.Miss(cs, len(cs.interpreter_cache) + 1,
+                                               recompile.why_missed(cs, args, kwargs)))
+        return general_jit(fn, args, kwargs, *rest, **options)
+
+    def noting_call(self, gm, sample_args):
+        found.fx_causes.setdefault(id(self), []).append(dynamo.look())
+        return call(self, gm, sample_args)
+
+    thunder.thunder_general_jit, ThunderCompiler.__call__ = noting_general_jit, noting_call
+    try:
+        yield
+    finally:
+        thunder.thunder_general_jit, ThunderCompiler.__call__ = general_jit, call
 
 
 def _compilation_being_made(frame) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from thunder_docs.explain import memory, recompile
 from thunder_docs.explain.report import Block, Compilation, Function, Report
 from thunder_docs.shared.html_tree import tree, wrap
 from thunder_docs.shared.trace_markup import (
@@ -113,8 +114,11 @@ def summary(report: Report) -> str:
         lines.append(f"<h3>ThunderFX graph {graph.index}: {graph.nodes} operations, "
                      f"{len(graph.parts)} parts</h3>")
         lines.append(_table(["part", "runs on"], [[p.name, p.runs_on] for p in graph.parts]))
+        if graph.made:
+            lines.append(f"<p>Why TorchDynamo made it: {_e(graph.made)}</p>")
         if graph.reasons:
             lines.append(_table(["split reason", "what", "exception"], [list(r) for r in graph.reasons]))
+    lines.append(recompile.summary(report))
     return "\n".join(lines)
 
 
@@ -134,7 +138,7 @@ NOTE_PASSES = (
 
 
 def compilation(c: Compilation, number: int, anchors: set[str]) -> str:
-    out = [f"<h3>Compilation {number}</h3>"]
+    out = [f"<h3>Compilation {number}</h3>"] + ([recompile.section(c.why)] if c.why else [])
     out += [trace_block(b, anchors) for b in c.blocks]
     for which, rows in c.executed.items():
         out.append(f"<h4>Who runs each line of the {which} trace</h4>")
@@ -143,6 +147,7 @@ def compilation(c: Compilation, number: int, anchors: set[str]) -> str:
                             "; ".join(r.declined)] for r in rows]))
         if rows and which == "computation":
             out.append(NOTE_EXECUTORS)
+    out += [memory.section(which, m) for which, m in c.memory.items()]
     if c.passes:
         out.append("<h4>Passes and their time</h4>")
         out.append(_table(["trace list", "pass", "milliseconds"],

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from thunder_docs.explain.collect import Asked, Collected
+from thunder_docs.explain.memory import Memory, memory
+from thunder_docs.explain.recompile import Rejected, graph_reasons
 from thunder_docs.page.capture import Recorder, UnmappedTraces
 from thunder_docs.page.normalize import normalize
 from thunder_docs.shared.trace_map import TraceMap
@@ -51,6 +53,8 @@ class Compilation:
     blocks: list[Block]
     passes: list[tuple[str, str, int | None]]  # (which list, pass, milliseconds)
     executed: dict[str, list[Executed]]  # "computation", "backward": their lines
+    why: list[Rejected] = field(default_factory=list)  # after a function's first: each earlier one's failed check
+    memory: dict[str, Memory] = field(default_factory=dict)  # "computation", "backward": bytes alive per line
 
 
 @dataclass
@@ -76,6 +80,7 @@ class Graph:
     nodes: int
     parts: list[Part]
     reasons: list[tuple[str, str, str]]  # (type, info, exception)
+    made: str = ""  # why TorchDynamo made this graph (recompile.graph_reasons)
 
 
 @dataclass
@@ -170,14 +175,20 @@ def _compilation(printer: _Printer, entry: Any, number: int, asked: list[Asked])
     declined = _declined(asked, entry.computation_traces)
     executed = {which: _executed(traces[-1], declined)
                 for which, traces in lists if traces and which in ("computation", "backward")}
-    return Compilation(blocks, passes, executed)
+    memories = {which: memory(traces[-1], forward=which == "computation" and bool(entry.backward_traces))
+                for which, traces in lists if traces and which in ("computation", "backward")}
+    return Compilation(blocks, passes, executed, memory=memories)
 
 
-def _function(printer: _Printer, title: str, jfn: Any, asked: list[Asked]) -> Function:
+def _function(printer: _Printer, title: str, jfn: Any, collected: Collected) -> Function:
     import thunder
 
     stats = thunder.compile_stats(jfn)
-    compilations = [_compilation(printer, entry, k + 1, asked) for k, entry in enumerate(stats.interpreter_cache)]
+    compilations = [_compilation(printer, entry, k + 1, collected.asked)
+                    for k, entry in enumerate(stats.interpreter_cache)]
+    for miss in collected.misses:
+        if miss.stats is stats and miss.compilation <= len(compilations):
+            compilations[miss.compilation - 1].why = miss.rejected
     return Function(title, stats.calls, stats.cache_hits, stats.cache_misses, compilations)
 
 
@@ -185,7 +196,8 @@ def _graphs(collected: Collected) -> tuple[list[Graph], list[tuple[str, Any]]]:
     """Each FX graph of each ThunderFX backend, and its Thunder parts' functions with their titles."""
     graphs, parts = [], []
     for backend in collected.backends:
-        for info in backend.subgraph_infos:
+        made = graph_reasons(collected.fx_causes.get(id(backend), []))
+        for at, info in enumerate(backend.subgraph_infos):
             index = len(graphs) + 1
             split = info.split_graph_module
             children = [name for name, _ in split.named_children()] if split is not None else []
@@ -193,7 +205,7 @@ def _graphs(collected: Collected) -> tuple[list[Graph], list[tuple[str, Any]]]:
                            for name in children]
             reasons = [(r.reason_type.name, r.info or "", r.exception or "") for r in info.split_reasons or ()]
             nodes = sum(1 for n in info.original_graph_module.graph.nodes if n.op == "call_function")
-            graphs.append(Graph(index, nodes, graph_parts, reasons))
+            graphs.append(Graph(index, nodes, graph_parts, reasons, made[at] if at < len(made) else ""))
             thunder_names = [p.name for p in graph_parts if p.runs_on == "Thunder"]
             for k, fn in enumerate(info.thunder_compiled_fns or ()):
                 name = thunder_names[k] if k < len(thunder_names) else f"thunder part {k}"
@@ -210,7 +222,7 @@ def build(collected: Collected, root: Path, script: str, progress=lambda message
     work = [(f"{c.name} (thunder.jit)", c.jfn) for c in collected.functions if id(c.jfn) not in fx_parts] + parts
     for title, jfn in work:
         progress(f"reading the traces of {title}")
-        report.functions.append(_function(printer, title, jfn, collected.asked))
+        report.functions.append(_function(printer, title, jfn, collected))
     report.sources = _sources(report, root)
     return report
 

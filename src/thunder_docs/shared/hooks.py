@@ -76,6 +76,18 @@ HOOKS = (
              "thunder/executors/passes.py:_transform_for_operator_executor_execution.OpExProcessor.process_bsym",
              "thunder/__init__.py:jit.apply_transforms_and_build_cache_entry[computation_traces]",
          )),
+    Hook("explain-recompiled", "thunder-explain says why a function compiled again",
+         "explain/collect.py, explain/recompile.py", (
+             # the cache check: each entry's prologue on the call's inputs, newest first; a miss traces again
+             "thunder/__init__.py:jit.get_computation_and_inputs",
+             # calls thunder_general_jit(fn, args, kwargs, ...) inside compile_data_and_stats(cd, cs)
+             "thunder/__init__.py:jit.acquire_initial_trace",
+             "thunder/core/jit_ext.py:thunder_general_jit()",  # replaced while the script runs
+             "thunder/core/baseutils.py:build_callable",  # a prologue's code is named thunder.prologue_N
+             "thunder/dynamo/compiler.py:ThunderCompiler.__call__()",  # replaced while the script runs
+             "torch/_dynamo/guards.py:get_guard_fail_reason",  # appends each failed guard to guard_failures
+             "torch/_dynamo/output_graph.py:GraphCompileReason",  # appends each graph break's reason
+         )),
 )
 
 
