@@ -4,7 +4,8 @@
 what it returned; ``ThunderCompiler.__init__`` (the backend of ``thunderfx`` and of
 ``torch.compile(backend=ThunderCompiler())``) notes each backend. While Thunder picks an executor
 for each bound symbol (the operator-executor pass, ``thunder.executors.passes._transform_for_operator_executor_execution``),
-each executor's answer is noted too: which executors were asked and declined, and why. Nothing
+each executor's answer is noted too: which executors were asked and declined, and why; and,
+for each line Thunder records, the frame stack it was recorded in (``frames.py``). Nothing
 else changes: the script gets what Thunder returns, and each answer is the executor's own.
 """
 
@@ -14,8 +15,10 @@ import sys
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from thunder_docs.explain.frames import noting_frames
 from thunder_docs.shared import hooks
 
 
@@ -48,6 +51,7 @@ class Collected:
     functions: list[Compiled] = field(default_factory=list)
     backends: list[Any] = field(default_factory=list)  # ThunderCompiler instances, in order
     asked: list[Asked] = field(default_factory=list)
+    frames: Any = None  # frames.Noted: the frame stack at each line Thunder recorded
     progress: Callable[[str], None] = lambda message: None
 
     def fx_parts(self) -> set[int]:
@@ -90,7 +94,8 @@ def collecting(progress: Callable[[str], None]):
     if not hooks.is_off("explain-compiled"):  # off: nothing is noted, and the explorer says so
         thunder.jit, ThunderCompiler.__init__ = noting_jit, noting_init
     try:
-        with _noting_answers(found) if not hooks.is_off("explain-declined") else nullcontext():
+        with _noting_answers(found) if not hooks.is_off("explain-declined") else nullcontext(), \
+                noting_frames(Path.cwd()) as found.frames:
             yield found
     finally:
         thunder.jit, ThunderCompiler.__init__ = jit, init
