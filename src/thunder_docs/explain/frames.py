@@ -42,7 +42,7 @@ OWN = Path(__file__).resolve().parents[1]  # thunder_docs: the explorer's own fr
 RawFrame = tuple[str, int, str]  # (file, line, function) as Python names them
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class Frame:
     """One frame of a chain, as the page shows it."""
 
