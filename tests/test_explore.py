@@ -44,6 +44,7 @@ def test_every_script_has_its_explorer_page_on_the_built_site(built_site):
     [call] = real.select("details.ops")  # no line is recorded in the script: its call of the model lists them
     assert call.summary.get_text().startswith("examples/real_model_step.py:12: ")
     forward = real.select("figure.trace code[data-traces]")[0]
+    assert not any(r.get("s", "").startswith("examples/") for r in json.loads(forward["data-lines"]))
     assert len(call.select("li")) == sum(1 for r in json.loads(forward["data-lines"]) if r.get("d") == 0 and "u" in r)
 
 
