@@ -54,6 +54,23 @@ SCRIPTS = {
             opt.step()
             opt.zero_grad()
     """,
+    "yourline": """
+        import torch
+        import thunder
+
+
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = torch.nn.Linear(4, 8)
+
+            def forward(self, x):
+                return torch.relu(self.fc1(x))
+
+
+        model = thunder.jit(Block())
+        model(torch.randn(2, 4)).sum().backward()
+    """,
     "shapes": """
         import sys
         import torch
@@ -196,6 +213,46 @@ def test_a_training_step_gets_its_backward_and_its_cache_hit(pages):
     backward = next(f for f in soup.select("figure.trace") if "backward" in f.figcaption.get_text())
     assert "BACKWARD" in backward.code["data-traces"]
     assert_site_dom(soup)
+
+
+def _forward_rows(soup: BeautifulSoup) -> list[dict]:
+    forward = next(f for f in soup.select("figure.trace") if "computation" in f.figcaption.get_text())
+    return json.loads(forward.code["data-lines"])
+
+
+def test_a_line_inside_a_module_names_the_chain_from_your_line_and_your_line_lists_it(pages):
+    """The linear is recorded at torch's linear.py; its chain starts at the script's call of the
+    model and goes through the line of the user's forward that calls self.fc1; both lines list it."""
+    proc, soup = pages["yourline"]
+    assert proc.returncode == 0, proc.stderr
+    rows = _forward_rows(soup)
+    [linear] = [r for r in rows if r.get("y") == "linear" and r.get("d") == 0]
+    assert linear["s"] == "site-packages/torch/nn/modules/linear.py:125"
+    chain = linear["c"].split("\n")
+    assert chain[0] == "yourline.py:16  model(torch.randn(2, 4)).sum().backward()"
+    assert chain[1] == "→ yourline.py:12  return torch.relu(self.fc1(x))"
+    assert chain[2].startswith("→ site-packages/torch/nn/modules/linear.py:125  return F.linear(")
+    assert linear["u"] == "yourline.py:16 yourline.py:12"
+    relu = [r for r in rows if r.get("s") == "yourline.py:12" and r.get("d") == 0]
+    assert relu and all("c" not in r and r["u"] == "yourline.py:16 yourline.py:12" for r in relu)
+    comment = soup.find("a", class_="tsrc", string="site-packages/torch/nn/modules/linear.py:125")
+    assert comment["href"] == "#src-yourline-12" and "yourline.py:12 →" in comment["title"]
+    listed = soup.find("details", id="ops-src-yourline-12")
+    ops = listed.select("li a")
+    linear_op = next(a for a in ops if "torch.nn.functional.linear(" in a.get_text())
+    anchor = soup.find(id=linear_op["href"][1:])
+    assert anchor is not None and anchor.find_parent("figure", class_="trace") is not None
+    assert "recorded at site-packages/torch/nn/modules/linear.py:125" in linear_op.find_parent("li").get_text()
+    assert len(soup.find("details", id="ops-src-yourline-16").select("li")) == len(ops)  # the call: every one
+    backward = next(f for f in soup.select("figure.trace") if "backward" in f.figcaption.get_text())
+    assert not any("u" in r or "c" in r for r in json.loads(backward.code["data-lines"]))  # no source: no chain
+
+
+def test_with_the_frames_hook_off_no_line_gets_a_chain(tmp_path):
+    proc, soup = explain(tmp_path, "yourline", env={"THUNDER_DOCS_HOOKS_OFF": "explain-frames"})
+    assert proc.returncode == 0, proc.stderr
+    assert not any("u" in r or "c" in r for r in _forward_rows(soup))
+    assert not soup.select("details.ops")
 
 
 def test_two_shapes_are_two_compilations_and_the_script_gets_its_arguments(pages):

@@ -8,6 +8,7 @@ build that fails elsewhere ends the explorer's run.
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 import time
@@ -38,6 +39,13 @@ def test_every_script_has_its_explorer_page_on_the_built_site(built_site):
         assert blocks and all(code.get("data-lines") for code in blocks), script
         assert script in soup.get_text()  # the page names the script by its path in the repository
         assert not soup.select("script[src], link[href], img[src]")  # self-contained
+    real = BeautifulSoup((built_site / EXPLORE_FOLDER / "real_model_step.html").read_text(encoding="utf-8"),
+                         "html.parser")
+    [call] = real.select("details.ops")  # no line is recorded in the script: its call of the model lists them
+    assert call.summary.get_text().startswith("examples/real_model_step.py:12: ")
+    forward = real.select("figure.trace code[data-traces]")[0]
+    assert not any(r.get("s", "").startswith("examples/") for r in json.loads(forward["data-lines"]))
+    assert len(call.select("li")) == sum(1 for r in json.loads(forward["data-lines"]) if r.get("d") == 0 and "u" in r)
 
 
 def explore_site(throwaway, scripts: dict[str, str], **options):

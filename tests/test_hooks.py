@@ -61,6 +61,37 @@ def test_a_changed_thunder_function_switches_off_the_hook_that_relies_on_it(tmp_
                                           "thunder/core/trace.py:TraceCtx.python changed since it was verified")
 
 
+def test_a_change_to_where_thunder_picks_the_recorded_frame_switches_off_the_explorers_frames(tmp_path):
+    """explain-frames (explain/frames.py) notes the interpreter's frames when the source location is
+    set; which frames are Thunder's own is read from the interpreter's own choice: a change there turns it off."""
+    roots = _copy_of_thunder(tmp_path)
+    interpreter = tmp_path / "thunder/core/interpreter.py"
+    text = interpreter.read_text()
+    old = 'if modname not in ("thunder.core.interpreter", "thunder.core.jit_ext", "thunder.torch"):'
+    assert old in text
+    interpreter.write_text(text.replace(old, old.replace('"thunder.torch"', '"thunder.torch", "thunder.nn"')))
+    [broken] = hooks.check(roots)
+    assert broken.hook.name == "explain-frames"
+    assert broken.changed == ("thunder/core/interpreter.py:InterpreterRuntimeCtx.get_current_user_source_location",)
+    assert "so thunder-explain shows the chain from your line to each line recorded in a library no longer" in \
+        broken.message()
+
+
+def test_the_frames_hook_skips_the_frames_thunder_skips():
+    """explain/frames.py leaves out the same modules as the interpreter when it picks the line to record."""
+    import ast
+    import inspect
+
+    from thunder.core.interpreter import InterpreterRuntimeCtx
+
+    from thunder_docs.explain.frames import THUNDERS_OWN
+
+    source = inspect.getsource(InterpreterRuntimeCtx.get_current_user_source_location)
+    [skipped] = [n for n in ast.walk(ast.parse("class C:\n" + source)) if isinstance(n, ast.Tuple) and n.elts
+                 and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in n.elts)]
+    assert tuple(e.value for e in skipped.elts) == THUNDERS_OWN
+
+
 def test_a_docstring_or_layout_change_keeps_the_hooks_on(tmp_path):
     roots = _copy_of_thunder(tmp_path)
     symbol_py = tmp_path / "thunder/core/symbol.py"

@@ -46,7 +46,7 @@ for compilation in page.select("h3"):
             break
         headings.append(node.get_text())
     print(f"{compilation.get_text()}, its tables: {headings}")
-print("folded:", sorted({d.summary.get_text() for d in page.select("details")}))
+print("folded:", sorted({d.summary.get_text() for d in page.select("details:has(> figure.trace)")}))
 
 assert [h.get_text() for h in page.select("h2")] == ["Summary", "Model (thunder.jit)", "Your source"]
 assert model.find_next("p").get_text() == "3 calls, 1 cache hit, 2 cache misses."  # batches 8, 8, 16
@@ -111,6 +111,46 @@ assert "this count frees an argument at its del" in note and "gives each view it
 saved_rows = rows(saved.find_next("table"))[1:]
 assert {row[2] for row in saved_rows} >= {"an argument"} and len(saved_rows) >= 2
 # --8<-- [end:memory]
+
+# --8<-- [start:yourline]
+import json  # noqa: E402
+
+forward = page.select("figure.trace code[data-traces]")[0]  # compilation 1's computation trace
+line_map = json.loads(forward["data-lines"])  # the map of its lines, as the page's script reads it
+linear = next(r for r in line_map if r.get("y") == "linear" and r.get("d") == 0)  # the first line of fc1
+print("recorded at:", linear["s"])
+print(linear["c"])  # the chain: your line first
+listed = page.find("details", id="ops-src-examples-two-shapes-14")  # under your forward's line
+print(listed.summary.get_text())
+for item in listed.select("li")[:3]:  # compilation 1's
+    print(" ", item.a.get_text().split("  #")[0], "|", item.span.get_text().split("; ")[1])
+
+chain = linear["c"].split("\n")
+assert chain[0].startswith("examples/two_shapes.py:22  loss = ")  # the call of the model
+assert chain[1] == "→ examples/two_shapes.py:14  return self.fc2(torch.tanh(self.fc1(x)))"
+assert chain[2].startswith("→ site-packages/torch/nn/modules/linear.py:125  return F.linear(")
+ops = [item.a.get_text() for item in listed.select("li")]
+assert len(ops) == 6 and sum("linear(" in op for op in ops) == 4  # fc1, tanh, fc2; two compilations
+backward = page.select("figure.trace code[data-traces]")[1]
+assert "backward" in backward.find_parent("figure").figcaption.get_text()
+assert not any("c" in r or "u" in r for r in json.loads(backward["data-lines"]))  # no source, no chain
+
+import thunder  # noqa: E402
+import torch  # noqa: E402
+
+two = thunder.jit(torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)))
+two(torch.ones(1, 2))
+first, last = thunder.last_traces(two)[0], thunder.last_traces(two)[-1]
+
+
+def positions(trc):
+    return [b.source_positions for b in trc.bound_symbols if b.sym.name == "linear"]
+
+
+a, b = positions(first)
+assert a == b and a is not b  # one line of linear.py, two calls: two objects
+assert all(x is y for x, y in zip(positions(first), positions(last), strict=True))  # the passes copy each
+# --8<-- [end:yourline]
 
 # --8<-- [start:help]
 helped = subprocess.run([sys.executable, "-m", "thunder_docs.explain", "--help"],

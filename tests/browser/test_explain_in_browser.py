@@ -48,3 +48,27 @@ def test_the_page_works_from_disk_with_no_request(training, scheme, browser):
     assert errors == [], errors
     assert serious == [], serious
     assert [r for r in requests if not r.startswith(("file:", "data:"))] == []
+
+
+def test_your_line_lights_up_the_lines_made_inside_a_module_and_the_tooltip_shows_the_chain(tmp_path, browser):
+    """Hovering the user's forward line lights up the linear that torch's linear.py recorded; the
+    tooltip of the name it defines shows the chain from the script's call down to linear.py."""
+    proc, _ = explain(tmp_path, "yourline")
+    assert proc.returncode == 0, proc.stderr
+    tab = browser.new_page()
+    try:
+        tab.goto(proc.page.as_uri())
+        code = tab.locator("figure.trace code[data-traces]").first
+        code.scroll_into_view_if_needed()
+        tab.wait_for_selector("figure.trace code.is-marked")
+        tab.locator("#src-yourline-12").hover()
+        lit = tab.locator('.tl.is-src[data-src="site-packages/torch/nn/modules/linear.py:125"]')
+        assert lit.count() >= 1
+        linear = tab.locator('.tl[data-sym="linear"][data-depth="0"] .tp[data-def]').first
+        linear.hover()
+        chain = tab.locator("#trace-tip .tt-chain")
+        assert chain.is_visible()
+        assert chain.inner_text().startswith("made at: yourline.py:16  model(")
+        assert "→ site-packages/torch/nn/modules/linear.py:125" in chain.inner_text()
+    finally:
+        tab.close()

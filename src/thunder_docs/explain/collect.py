@@ -4,7 +4,8 @@
 what it returned; ``ThunderCompiler.__init__`` (the backend of ``thunderfx`` and of
 ``torch.compile(backend=ThunderCompiler())``) notes each backend. While Thunder picks an executor
 for each bound symbol (the operator-executor pass, ``thunder.executors.passes._transform_for_operator_executor_execution``),
-each executor's answer is noted too: which executors were asked and declined, and why. Nothing
+each executor's answer is noted too: which executors were asked and declined, and why; and,
+for each line Thunder records, the frame stack it was recorded in (``frames.py``). Nothing
 else changes: the script gets what Thunder returns, and each answer is the executor's own.
 """
 
@@ -14,8 +15,10 @@ import sys
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from thunder_docs.explain.frames import noting_frames
 from thunder_docs.shared import hooks
 
 
@@ -50,6 +53,7 @@ class Collected:
     asked: list[Asked] = field(default_factory=list)
     misses: list[Any] = field(default_factory=list)  # recompile.Miss: why each later compilation was made
     fx_causes: dict[int, list[Any]] = field(default_factory=dict)  # id(backend) -> recompile.Cause per graph
+    frames: Any = None  # frames.Noted: the frame stack at each line Thunder recorded
     progress: Callable[[str], None] = lambda message: None
 
     def fx_parts(self) -> set[int]:
@@ -93,7 +97,8 @@ def collecting(progress: Callable[[str], None]):
         thunder.jit, ThunderCompiler.__init__ = noting_jit, noting_init
     try:
         with _noting_answers(found) if not hooks.is_off("explain-declined") else nullcontext(), \
-                _noting_misses(found) if not hooks.is_off("explain-recompiled") else nullcontext():
+                _noting_misses(found) if not hooks.is_off("explain-recompiled") else nullcontext(), \
+                noting_frames(Path.cwd()) as found.frames:
             yield found
     finally:
         thunder.jit, ThunderCompiler.__init__ = jit, init

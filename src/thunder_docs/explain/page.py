@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from thunder_docs.explain import memory, recompile
+from thunder_docs.explain import memory, recompile, yours
 from thunder_docs.explain.report import Block, Compilation, Function, Report
 from thunder_docs.shared.html_tree import tree, wrap
 from thunder_docs.shared.trace_markup import (
@@ -45,20 +45,25 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def marked_text(block: Block, anchors: set[str]) -> str:
+def marked_text(block: Block, anchors: set[str], ids: dict[int, str] | None = None) -> str:
     """The ``<code>`` of a plain-text trace block as ``mark_output`` makes the site's (the same
     source links, line map and attributes), in one pass over the lines: the site's tree walk
-    costs a walk per link, too slow for traces of thousands of lines."""
+    costs a walk per link, too slow for traces of thousands of lines. ``ids``: an anchor before
+    each of those lines (the source view's lists link to them; explain/yours.py)."""
     by_line = {line.line: line for line in block.trace_map.lines}
     out = []
     texts = block.text.split("\n")
     for number, text in enumerate(texts):
         newline = "\n" if number + 1 < len(texts) else ""
         line = by_line.get(number)
+        if ids and number in ids:
+            out.append(f'<span id="{ids[number]}"></span>')
         if line is not None and line.kind == "source" and line.source and \
                 (span := source_span(text, line.source, line.col))[0] >= 0:
             at, shown, title = span
             ident = source_id(*line.source.rsplit(":", 1)) if line.source.rpartition(":")[2].isdigit() else ""
+            if ident not in anchors and (link := yours.link_of(block.chains.get(number, ()), anchors)):
+                ident, title = link
             if ident in anchors:
                 end = at + len(shown)
                 out.append(_e(text[:at]) + source_link(ident, title) + _e(text[at:end]) + "</a>" + _e(text[end:]) + newline)
@@ -66,11 +71,11 @@ def marked_text(block: Block, anchors: set[str]) -> str:
         out.append(_e(text) + newline)
     walk = walk_json(block.trace_map.walks[0]) if block.stepper and block.trace_map.walks else None
     lines = [x for x in block.trace_map.lines if x.line < len(texts)]
-    return f"<code{block_attributes(block.trace_map, lines, walk)}>" + "".join(out) + "</code>"
+    return f"<code{block_attributes(block.trace_map, lines, walk, yours.extras(block))}>" + "".join(out) + "</code>"
 
 
-def trace_block(block: Block, anchors: set[str]) -> str:
-    code = marked_text(block, anchors) if block.trace_map.lines else "<code>" + _e(block.text) + "</code>"
+def trace_block(block: Block, anchors: set[str], ids: dict[int, str] | None = None) -> str:
+    code = marked_text(block, anchors, ids) if block.trace_map.lines else "<code>" + _e(block.text) + "</code>"
     figure = (f'<figure class="trace"><figcaption>{_e(block.title)}</figcaption>'
               f'<div class="highlight exec-output"><pre>{code}</pre></div></figure>')
     if block.title.startswith(("the prologue", "the epilogue")):  # checks around the computation: folded
@@ -78,8 +83,10 @@ def trace_block(block: Block, anchors: set[str]) -> str:
     return figure
 
 
-def source_block(path: str, text: str, used: set[str]) -> tuple[str, set[str]]:
-    """A user's file with an id on each line a trace points to (as the site's code blocks)."""
+def source_block(path: str, text: str, used: set[str],
+                 made: dict[str, list[yours.Made]] | None = None) -> tuple[str, set[str]]:
+    """A user's file with an id on each line a trace points to (as the site's code blocks), then
+    each of those lines with the operations it produced (``made``)."""
     lines = text.rstrip("\n").split("\n")
     root = tree("<code>" + _e("\n".join(lines)) + "</code>")
     code = root.children[0]
@@ -93,8 +100,10 @@ def source_block(path: str, text: str, used: set[str]) -> tuple[str, set[str]]:
                  "</span>")
             anchors.add(ident)
         start += len(line) + 1
+    lists = "".join(yours.listing(f"{path}:{n}", made[f"{path}:{n}"]) for n in range(1, len(lines) + 1)
+                    if f"{path}:{n}" in (made or {}))
     return (f'<figure class="source"><figcaption>{_e(path)}</figcaption>'
-            f'<div class="highlight"><pre>{root.html()}</pre></div></figure>'), anchors
+            f'<div class="highlight"><pre>{root.html()}</pre></div></figure>{lists}'), anchors
 
 
 def _table(head: list[str], rows: list[list[object]]) -> str:
@@ -137,9 +146,9 @@ NOTE_PASSES = (
     "<code>get_grad</code> on, the backward's, leave the computation's list there for the backward's own.</p>")
 
 
-def compilation(c: Compilation, number: int, anchors: set[str]) -> str:
+def compilation(c: Compilation, number: int, anchors: set[str], ids: dict[int, dict[int, str]] | None = None) -> str:
     out = [f"<h3>Compilation {number}</h3>"] + ([recompile.section(c.why)] if c.why else [])
-    out += [trace_block(b, anchors) for b in c.blocks]
+    out += [trace_block(b, anchors, (ids or {}).get(id(b))) for b in c.blocks]
     for which, rows in c.executed.items():
         out.append(f"<h4>Who runs each line of the {which} trace</h4>")
         out.append(_table(["outputs", "symbol", "executor", "fusion members", "asked first, and declined"],
@@ -156,18 +165,23 @@ def compilation(c: Compilation, number: int, anchors: set[str]) -> str:
     return "\n".join(out)
 
 
-def function(f: Function, index: int, anchors: set[str]) -> str:
+def function(f: Function, index: int, anchors: set[str], ids: dict[int, dict[int, str]] | None = None) -> str:
     head = (f'<h2 id="f{index}">{_e(f.title)}</h2><p>{_count(f.calls, "call")}, {_count(f.hits, "cache hit")}, '
             f'{_count(f.misses, "cache miss", "cache misses")}.</p>')
-    return head + "\n".join(compilation(c, k + 1, anchors) for k, c in enumerate(f.compilations))
+    return head + "\n".join(compilation(c, k + 1, anchors, ids) for k, c in enumerate(f.compilations))
 
 
 def page(report: Report, error: str | None) -> str:
     used = {line.source for f in report.functions for c in f.compilations for b in c.blocks
             for line in b.trace_map.lines if line.source}
+    titled = [(f"{f.title}, compilation {k + 1}, {b.title.split(' (')[0]}", b)
+              for f in report.functions for k, c in enumerate(f.compilations) for b in c.blocks]
+    ids = {id(b): yours.op_ids(b, n) for n, (_, b) in enumerate(titled)}
+    made = yours.made_by([(title, b, ids[id(b)]) for title, b in titled])
+    used |= set(made)
     sources, anchors = [], set()
     for path, text in report.sources.items():
-        block, found = source_block(path, text, used)
+        block, found = source_block(path, text, used, made)
         sources.append(block)
         anchors |= found
     body = [f"<h1>thunder-explain: {_e(report.script)}</h1>"]
@@ -176,10 +190,10 @@ def page(report: Report, error: str | None) -> str:
                     f'before.</p><pre>{_e(error)}</pre></div>')
     contents = "".join(f'<li><a href="#f{k + 1}">{_e(f.title)}</a></li>' for k, f in enumerate(report.functions))
     body += ["<h2>Summary</h2>", summary(report), f'<nav aria-label="Compiled functions"><ul>{contents}</ul></nav>']
-    body += [function(f, k + 1, anchors) for k, f in enumerate(report.functions)]
+    body += [function(f, k + 1, anchors, ids) for k, f in enumerate(report.functions)]
     if sources:
         body += ["<h2>Your source</h2><p>The lines of your files that traces point to. Hover a line to light up "
-                 "the trace lines it made.</p>", *sources]
+                 "the trace lines it made.</p>", *([yours.NOTE] if made else []), *sources]
     css = STYLE.read_text(encoding="utf-8") + STYLESHEET_FILE.read_text(encoding="utf-8")
     script = SCRIPT_FILE.read_text(encoding="utf-8")
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from thunder_docs.explain.collect import Asked, Collected
+from thunder_docs.explain.frames import Chain, Noted, chains_of
 from thunder_docs.explain.memory import Memory, memory
 from thunder_docs.explain.recompile import Rejected, graph_reasons
 from thunder_docs.page.capture import Recorder, UnmappedTraces
@@ -35,6 +36,7 @@ class Block:
     text: str
     trace_map: TraceMap
     stepper: bool = False  # the block carries the pass stepper of its list of traces
+    chains: dict[int, Chain] = field(default_factory=dict)  # line -> frames from the user's line (frames.py)
 
 
 @dataclass
@@ -98,8 +100,9 @@ class Report:
 class _Printer:
     """Prints traces into a buffer under one Recorder (so scopes hold across the whole run)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, frames: Noted | None = None):
         self.root = root
+        self.frames = frames
         self.buffer = bytearray()
         self.recorder = Recorder(root, printed=lambda: len(self.buffer))
         self.recorder.install()
@@ -116,7 +119,8 @@ class _Printer:
         except UnmappedTraces as unmapped:  # the page shows this trace plain, and the terminal says why
             print(f"thunder-explain: warning: {title}: {str(unmapped).splitlines()[0]}", file=sys.stderr)
             trace_map = TraceMap()
-        return Block(title, normalize(text, self.root).rstrip("\n"), trace_map, stepper=bool(trace_map.walks))
+        return Block(title, normalize(text, self.root).rstrip("\n"), trace_map, stepper=bool(trace_map.walks),
+                     chains=chains_of(trc, trace_map.lines, self.frames))
 
 
 def _passes(which: str, traces: list) -> list[tuple[str, str, int | None]]:
@@ -215,7 +219,7 @@ def _graphs(collected: Collected) -> tuple[list[Graph], list[tuple[str, Any]]]:
 
 def build(collected: Collected, root: Path, script: str, progress=lambda message: None) -> Report:
     """The report of a run, from what ``collect.collecting`` noted."""
-    printer = _Printer(root)
+    printer = _Printer(root, collected.frames)
     report = Report(script)
     fx_parts = collected.fx_parts()
     report.graphs, parts = _graphs(collected)
@@ -230,7 +234,9 @@ def build(collected: Collected, root: Path, script: str, progress=lambda message
 def _sources(report: Report, root: Path) -> dict[str, str]:
     """The user's files that trace lines point to (inside the current folder, not in a package)."""
     paths = sorted({line.source.rpartition(":")[0] for f in report.functions for c in f.compilations
-                    for b in c.blocks for line in b.trace_map.lines if line.source})
+                    for b in c.blocks for line in b.trace_map.lines if line.source}
+                   | {frame.path for f in report.functions for c in f.compilations for b in c.blocks
+                      for chain in b.chains.values() for frame in chain if frame.yours})
     found = {}
     for path in paths:
         full = (root / path).resolve()

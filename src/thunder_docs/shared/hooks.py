@@ -88,6 +88,21 @@ HOOKS = (
              "torch/_dynamo/guards.py:get_guard_fail_reason",  # appends each failed guard to guard_failures
              "torch/_dynamo/output_graph.py:GraphCompileReason",  # appends each graph break's reason
          )),
+    Hook("explain-frames", "thunder-explain shows the chain from your line to each line recorded in a library",
+         "explain/frames.py", (
+             "thunder/core/trace.py:TraceCtx.set_current_source_location",  # replaced while the script runs
+             # its caller: the position it sets is the current one of the frame the interpreter picks
+             "thunder/core/jit_ext.py:record_source_loc_in_symbol_header",
+             # which frames are Thunder's own; a frame's code, globals and current position
+             "thunder/core/interpreter.py:InterpreterRuntimeCtx.get_current_user_source_location",
+             "thunder/core/interpreter.py:InterpreterFrame.nexti",  # a frame's position: its instruction's
+             "thunder/core/interpreter.py:get_interpreterruntimectx",
+             "thunder/core/interpreter.py:_run_frame",  # each run of a frame reads its instructions afresh
+             "thunder/core/symbol.py:Symbol.bind",  # a bound symbol takes the trace's current position object
+             "thunder/core/symbol.py:BoundSymbol.from_bsym",  # passes copy it by reference
+             "thunder/core/trace_interpreter.py:interpret_trace_to_trace",  # and so do the substitutions
+             "thunder/core/trace_interpreter.py:TraceSubstitutionProcessor.__call__",
+         )),
 )
 
 

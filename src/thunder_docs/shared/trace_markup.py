@@ -100,12 +100,13 @@ def name_open(name: str, defines: bool) -> str:
     return f'<span class="tp" data-proxy="{html.escape(name)}"{" data-def" if defines else ""} tabindex="-1">'
 
 
-def line_map(lines: list[Line]) -> list[dict]:
+def line_map(lines: list[Line], extra: dict[int, dict] | None = None) -> list[dict]:
     """The map thunder-traces.js marks a block's lines and names up from (as ``line_open`` and
     ``name_open`` would): per trace line, its line of the block (``l``), trace (``t``), kind (``k``,
     left out for "op"), symbol (``y``), depth (``d``), executor (``x``), defined (``o``) and read
     (``r``) names, source (``s``) and names (``n``: column, name, and 1 for the definition); a
-    field at its default is left out."""
+    field at its default is left out. ``extra``: more fields for some lines, by line (thunder-explain's
+    ``u`` and ``c``: the user's lines and the chain of frames that made it, explain/yours.py)."""
     rows = []
     for line in lines:
         row: dict = {"l": line.line, "t": line.trace}
@@ -123,7 +124,7 @@ def line_map(lines: list[Line]) -> list[dict]:
             row["s"] = line.source
         if line.names:
             row["n"] = [[n.start, n.name, 1] if n.defines else [n.start, n.name] for n in line.names]
-        rows.append(row)
+        rows.append(row | (extra or {}).get(line.line, {}))
     return rows
 
 
@@ -182,10 +183,10 @@ def source_link_at(printed: str, line: Line, anchors: set[str]) -> tuple[int, in
     return at, at + len(shown), source_link(ident, title)
 
 
-def block_attributes(trace_map: TraceMap, lines: list, walk: list | None) -> str:
+def block_attributes(trace_map: TraceMap, lines: list, walk: list | None, extra: dict[int, dict] | None = None) -> str:
     """The attributes of a trace block's element: its traces, its line map, its stepper's traces."""
     attrs = f' {MARK}="{html.escape(json.dumps([trace_json(t) for t in trace_map.traces], separators=(",", ":")))}"'
-    attrs += f" {LINES}='{attribute(line_map(lines))}'"
+    attrs += f" {LINES}='{attribute(line_map(lines, extra))}'"
     if has_folds(lines):
         attrs += ' class="has-folds"'
     if walk is not None:

@@ -4,7 +4,9 @@
    .tl (data-t, data-depth, data-src, data-reads) and each proxy name in a .tp (data-proxy, data-def).
    - hover or focus a name: it, its definition and every use, in every block, get .is-linked;
      click (or Enter) pins, Escape clears; a tooltip shows the annotation and the defining line;
-   - hover a code line (.sl) or a source link (.tsrc): the trace lines it made get .is-src;
+   - hover a code line (.sl) or a source link (.tsrc): the trace lines it made get .is-src (with
+     thunder-explain, also those made in the functions it called: data-yours; the tooltip shows
+     such a line's chain of frames, data-chain);
    - a line with subsymbols folds (a button before it);
    - a backward line, selected: the forward lines that made the saved tensors it reads get .is-made;
    - <code data-walk>: a pass stepper after the block;
@@ -99,6 +101,8 @@
       if (row.r) el.dataset.reads = row.r;
     }
     if (row.s) el.dataset.src = row.s;
+    if (row.u) el.dataset.yours = row.u; // thunder-explain: your lines this line was made under
+    if (row.c) el.dataset.chain = row.c; // thunder-explain: the frames from your line down to its own
     return el;
   }
 
@@ -278,6 +282,11 @@
       const text = line.textContent.trim();
       tip.appendChild(document.createElement("div")).textContent =
         "defined by: " + (text.length > 90 ? text.slice(0, 89) + "…" : text);
+      if (line.dataset.chain) {
+        const chain = tip.appendChild(document.createElement("div"));
+        chain.className = "tt-chain";
+        chain.textContent = "made at: " + line.dataset.chain;
+      }
     }
     if (el === document.activeElement && el.matches(":focus-visible")) {
       const hint = tip.appendChild(document.createElement("div"));
@@ -331,7 +340,8 @@
   function source(src) {
     clear("is-src");
     if (!src) return;
-    all(`.tl[data-src="${CSS.escape(src)}"], .sl[data-src="${CSS.escape(src)}"]`).forEach((e) => e.classList.add("is-src"));
+    const q = CSS.escape(src);
+    all(`.tl[data-src="${q}"], .tl[data-yours~="${q}"], .sl[data-src="${q}"]`).forEach((e) => e.classList.add("is-src"));
   }
 
   // -- backward to forward ---------------------------------------------------------------------
