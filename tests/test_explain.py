@@ -142,6 +142,14 @@ SCRIPTS = {
 
         jf = thunder.jit(lambda a: a * 2)  # never called: nothing is compiled
     """,
+    "nocache": """
+        import torch
+        import thunder
+
+        jf = thunder.jit(lambda x: torch.sin(x) * 2, cache="no caching")
+        for n in (4, 4, 8):
+            jf(torch.ones(n))
+    """,
     "syntax": """
         import thunder
 
@@ -351,6 +359,18 @@ def test_a_function_jitted_and_never_called_is_compiled_nothing(pages):
     proc, soup = pages["uncalled"]
     assert proc.returncode == 3 and soup is None
     assert "compiled nothing: it made 1 jitted functions and called none" in proc.stderr
+
+
+def test_without_caching_the_page_shows_the_last_calls_compilation(pages):
+    """cache="no caching" keeps no cache entry, but Thunder keeps the last call's traces."""
+    proc, soup = pages["nocache"]
+    assert proc.returncode == 0, proc.stderr
+    assert "compiled this function 3 times" in soup.select_one(".last-call").get_text()
+    titles = [f.figcaption.get_text() for f in soup.select("figure.trace")]
+    assert any("computation trace" in t for t in titles) and any("prologue trace" in t for t in titles)
+    prologue = next(f for f in soup.select("figure.trace") if "prologue trace" in f.figcaption.get_text())
+    assert "(8,)" in prologue.get_text()  # the last call's input
+    assert_site_dom(soup)
 
 
 def test_a_syntax_error_is_reported_alone_before_thunder_is_imported(pages):

@@ -1,6 +1,6 @@
 """The explorer's page: one self-contained HTML file (styles and script inline, no request to any host).
 
-Trace blocks are marked up by the site's own code (``plugins/traces/plugin.py``: ``mark_output``),
+Trace blocks are marked up by the site's own code (``shared/trace_markup.py``, which the traces plugin uses too),
 so they carry the site's DOM (``<code data-traces data-lines>``, from which the script marks up
 ``.tl``, ``.tp[data-proxy]``, ``data-def`` as a block comes into view) and the site's script
 (``thunder-traces.js``) makes them interactive as on the site: a name's definition and uses,
@@ -21,6 +21,7 @@ from thunder_docs.shared.trace_markup import (
     block_attributes,
     source_id,
     source_link,
+    source_link_at,
     source_span,
     walk_json,
 )
@@ -58,20 +59,26 @@ def marked_text(block: Block, anchors: set[str], ids: dict[int, str] | None = No
         line = by_line.get(number)
         if ids and number in ids:
             out.append(f'<span id="{ids[number]}"></span>')
-        if line is not None and line.kind == "source" and line.source and \
-                (span := source_span(text, line.source, line.col))[0] >= 0:
-            at, shown, title = span
-            ident = source_id(*line.source.rsplit(":", 1)) if line.source.rpartition(":")[2].isdigit() else ""
-            if ident not in anchors and (link := yours.link_of(block.chains.get(number, ()), anchors)):
-                ident, title = link
-            if ident in anchors:
-                end = at + len(shown)
-                out.append(_e(text[:at]) + source_link(ident, title) + _e(text[at:end]) + "</a>" + _e(text[end:]) + newline)
-                continue
+        link = source_link_at(text, line, anchors) if line is not None else None
+        if link is None and line is not None:  # a line of a library: the link goes to your line
+            link = _link_to_your_line(text, line, block.chains.get(number, ()), anchors)
+        if link is not None:
+            at, end, opening = link
+            out.append(_e(text[:at]) + opening + _e(text[at:end]) + "</a>" + _e(text[end:]) + newline)
+            continue
         out.append(_e(text) + newline)
     walk = walk_json(block.trace_map.walks[0]) if block.stepper and block.trace_map.walks else None
     lines = [x for x in block.trace_map.lines if x.line < len(texts)]
     return f"<code{block_attributes(block.trace_map, lines, walk, yours.extras(block))}>" + "".join(out) + "</code>"
+
+
+def _link_to_your_line(text: str, line, chain, anchors: set[str]) -> tuple[int, int, str] | None:
+    """For a source comment that names a library's line: a link over it to the innermost of your
+    lines in its chain of frames (explain/yours.py), or None."""
+    if line.kind != "source" or not line.source or not (mine := yours.link_of(chain, anchors)):
+        return None
+    at, shown, _ = source_span(text, line.source, line.col)
+    return (at, at + len(shown), source_link(*mine)) if at >= 0 else None
 
 
 def trace_block(block: Block, anchors: set[str], ids: dict[int, str] | None = None) -> str:
@@ -168,6 +175,10 @@ def compilation(c: Compilation, number: int, anchors: set[str], ids: dict[int, d
 def function(f: Function, index: int, anchors: set[str], ids: dict[int, dict[int, str]] | None = None) -> str:
     head = (f'<h2 id="f{index}">{_e(f.title)}</h2><p>{_count(f.calls, "call")}, {_count(f.hits, "cache hit")}, '
             f'{_count(f.misses, "cache miss", "cache misses")}.</p>')
+    if f.last_call_only:
+        head += (f'<p class="last-call">With <code>cache="no caching"</code>, Thunder compiles every call and keeps '
+                 f'no cache entry: it compiled this function {_count(f.misses, "time")}, and what it keeps, shown '
+                 'below, is the last call\'s computation, backward and prologue traces (no epilogue trace).</p>')
     return head + "\n".join(compilation(c, k + 1, anchors, ids) for k, c in enumerate(f.compilations))
 
 

@@ -66,6 +66,8 @@ class Function:
     hits: int
     misses: int
     compilations: list[Compilation]
+    # cache="no caching": Thunder keeps no cache entry, only the traces of the last call's compilation
+    last_call_only: bool = False
 
 
 @dataclass
@@ -188,12 +190,27 @@ def _function(printer: _Printer, title: str, jfn: Any, collected: Collected) -> 
     import thunder
 
     stats = thunder.compile_stats(jfn)
-    compilations = [_compilation(printer, entry, k + 1, collected.asked)
-                    for k, entry in enumerate(stats.interpreter_cache)]
-    for miss in collected.misses:
+    entries = list(stats.interpreter_cache)
+    last_call_only = not entries and bool(stats.last_traces)
+    if last_call_only:  # cache="no caching" compiles each call and keeps only the last call's traces
+        entries = [_LastCall(stats)]
+    compilations = [_compilation(printer, entry, k + 1, collected.asked) for k, entry in enumerate(entries)]
+    for miss in collected.misses if not last_call_only else ():
         if miss.stats is stats and miss.compilation <= len(compilations):
             compilations[miss.compilation - 1].why = miss.rejected
-    return Function(title, stats.calls, stats.cache_hits, stats.cache_misses, compilations)
+    return Function(title, stats.calls, stats.cache_hits, stats.cache_misses, compilations, last_call_only)
+
+
+class _LastCall:
+    """The traces Thunder keeps of the last call when it caches nothing, read as a cache entry's
+    (``thunder.compile_stats``: ``last_traces``, ``last_backward_traces``, ``last_prologue_traces``;
+    it keeps no epilogue trace then)."""
+
+    def __init__(self, stats: Any):
+        self.computation_traces = list(stats.last_traces or [])
+        self.backward_traces = list(stats.last_backward_traces or [])
+        self.prologue_traces = list(stats.last_prologue_traces or [])
+        self.epilogue_traces = []
 
 
 def _graphs(collected: Collected) -> tuple[list[Graph], list[tuple[str, Any]]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from thunder_docs.explain.frames import Chain, shown, your_lines
 from thunder_docs.explain.report import Block
-from thunder_docs.plugins.traces.stepper import source_id
+from thunder_docs.shared.trace_markup import source_id
 
 ARROW = " → "
 
