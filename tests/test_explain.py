@@ -404,7 +404,7 @@ def test_help_is_plain_text_with_every_exit_code():
     for option in ("--out PATH", "--open", "--version", "SCRIPT", "ARGS"):
         assert option in proc.stdout
     codes = proc.stdout.split("exit codes:\n", 1)[1]
-    assert [int(line.split()[0]) for line in codes.splitlines() if line[:3].strip().isdigit()] == sorted(EXIT) == [0, 1, 2, 3]
+    assert [int(line.split()[0]) for line in codes.splitlines() if line[:3].strip().isdigit()] == sorted(EXIT) == [0, 1, 2, 3, 4]
 
 
 def test_usage_errors_exit_2_and_compiled_nothing_exits_3(tmp_path):
@@ -498,3 +498,20 @@ def test_the_note_on_passes_says_what_the_lists_hold():
     backward = [b.sym.name for b in thunder.last_backward_traces(jf)[0].bound_symbols]
     assert "cos" in before[before.index("get_grad"):] and "cos" not in after and "cos" in backward  # moved there
     assert all(words in NOTE_PASSES for words in ("Delete Last Used", "get_grad", "split into forward and backward"))
+
+
+def test_an_explorer_failure_exits_4_naming_the_explorer(tmp_path, monkeypatch, capsys):
+    """A bug of the explorer while it reads the traces is not the script's failure: exit 4, no page."""
+    from thunder_docs.explain import cli, report
+
+    (tmp_path / "ok.py").write_text("import torch\nimport thunder\nthunder.jit(lambda x: x + 1)(torch.ones(2))\n")
+    monkeypatch.chdir(tmp_path)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug of the explorer")
+
+    monkeypatch.setattr(report, "build", broken)
+    assert cli.main(["ok.py"]) == cli.EXPLORER_FAILED == 4
+    err = capsys.readouterr().err
+    assert "RuntimeError: a bug of the explorer" in err and "the explorer failed while reading what ok.py compiled" in err
+    assert not (tmp_path / "explain" / "ok.html").exists()

@@ -100,14 +100,24 @@ print("note:", note.replace(". ", ".\n  "))
 with contextlib.redirect_stdout(io.StringIO()):  # the script's own "loss:" line
     script_globals = runpy.run_path(str(script), run_name="__main__")
 first = thunder.compile_stats(script_globals["model"]).interpreter_cache[0]
-theirs, _ = get_alloc_memory(first.backward_traces[-1])
+backward_trace = first.backward_traces[-1]
+theirs, changes = get_alloc_memory(backward_trace)
 print("get_alloc_memory on the backward trace:", theirs)
 
 alive = [as_bytes(row[2]) for row in backward[1:]]
 assert as_bytes(peak[2]) == max(alive)  # the row marked is the most bytes alive
 assert f"Peak here: {as_bytes(peak[2]):,} B" in note and f"on the same trace: {theirs:,} B" in note
 assert as_bytes(peak[2]) < theirs  # memory_calculation keeps the arguments the backward deletes
-assert "this count frees an argument at its del" in note and "gives each view its own bytes" in note
+assert "this count frees these arguments at their del" in note and "gives their own bytes to" in note
+# The backward clears its cotangents: memory_calculation frees those at their del too, so they are no difference.
+from thunder.examine.memory_calculation import thunder_alias_operator_list  # noqa: E402
+
+cleared = {b.args[0].name: b.args[0] for b in backward_trace.bound_symbols if b.sym.name == "clear_mutable_collection"}
+cotangents = [p.name for p in cleared["cotangents"].collection()]
+assert all(changes[f"python_del {name}"] < 0 for name in cotangents)  # freed there at their del
+freed_list = note.split("frees these arguments at their del (")[1].split(")")[0].split(", ")
+assert cotangents and not set(cotangents) & set(freed_list)
+assert {"reshape", "transpose", "contiguous"} <= set(thunder_alias_operator_list)
 saved_rows = rows(saved.find_next("table"))[1:]
 assert {row[2] for row in saved_rows} >= {"an argument"} and len(saved_rows) >= 2
 # --8<-- [end:memory]
@@ -117,7 +127,7 @@ import json  # noqa: E402
 
 forward = page.select("figure.trace code[data-traces]")[0]  # compilation 1's computation trace
 line_map = json.loads(forward["data-lines"])  # the map of its lines, as the page's script reads it
-linear = next(r for r in line_map if r.get("y") == "linear" and r.get("d") == 0)  # the first line of fc1
+linear = next(r for r in line_map if r.get("y") == "linear" and r.get("d") == 0)  # fc1's line (depth 0: not a subsymbol)
 print("recorded at:", linear["s"])
 print(linear["c"])  # the chain: your line first
 listed = page.find("details", id="ops-src-examples-two-shapes-14")  # under your forward's line
@@ -131,6 +141,8 @@ assert chain[1] == "→ examples/two_shapes.py:14  return self.fc2(torch.tanh(se
 assert chain[2].startswith("→ site-packages/torch/nn/modules/linear.py:125  return F.linear(")
 ops = [item.a.get_text() for item in listed.select("li")]
 assert len(ops) == 6 and sum("linear(" in op for op in ops) == 4  # fc1, tanh, fc2; two compilations
+called = page.find("details", id="ops-src-examples-two-shapes-22")  # the line that calls the model
+assert [item.a.get_text() for item in called.select("li")] == ops  # lists what was made inside it
 backward = page.select("figure.trace code[data-traces]")[1]
 assert "backward" in backward.find_parent("figure").figcaption.get_text()
 assert not any("c" in r or "u" in r for r in json.loads(backward["data-lines"]))  # no source, no chain

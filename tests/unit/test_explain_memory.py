@@ -46,15 +46,35 @@ def test_the_bytes_alive_after_each_line_follow_the_definitions_and_the_dels():
 def test_the_comparison_names_freed_arguments_and_views():
     trc, _ = _trace()
     c = memory.memory(trc).compared
-    assert c.peak == 48 and c.arguments_freed == ("a",) and c.views == ()
+    assert c.peak == 48 and c.arguments_freed == ("a",) and c.aliases == ()
     assert c.theirs == 72  # memory_calculation keeps the argument a: a + b + c
-    assert "frees an argument at its del (a)" in memory.note(c)
+    assert "frees these arguments at their del (a)" in memory.note(c)
     viewed, proxies = _trace(views=True)
     seen = memory.memory(viewed).compared
-    assert seen.views == (proxies["c"].name,)  # a reshape is an alias operator to memory_calculation
+    assert seen.aliases == (proxies["c"].name,)  # a reshape is an alias operator to memory_calculation
     assert seen.theirs == 48 and seen.peak == 48  # it counts c as nothing, and keeps a; this count frees a
     assert "The peaks agree, though the counts differ" in memory.note(seen)
-    assert "gives each view its own bytes" in memory.note(seen)
+    assert f"gives their own bytes to {proxies['c'].name}, outputs of the operators" in memory.note(seen)
+
+
+def test_an_argument_memory_calculation_frees_too_is_no_difference():
+    """A backward's cotangents are a collection it clears: memory_calculation frees them at their del too."""
+    jf = thunder.jit(lambda x, n: x * n)
+    jf(torch.ones(6, requires_grad=True), 2.0)
+    backward = thunder.last_backward_traces(jf)[-1]
+    assert "clear_mutable_collection(cotangents)" in str(backward)
+    c = memory.memory(backward).compared
+    assert (c.peak, c.theirs, c.arguments_freed, c.aliases) == (48, 48, (), ())
+    assert memory.note(c).endswith("They agree.")
+
+
+def test_a_symbolic_shape_has_no_count_and_says_why():
+    js = thunder.jit(lambda x: x * 2, cache="symbolic values")
+    js(torch.ones(6))
+    m = memory.memory(thunder.last_traces(js)[-1])
+    assert m.rows == [] and m.compared is None
+    assert m.unknown.startswith("No count: x has the shape (i0), whose dimensions are not all numbers")
+    assert "No count" in memory.section("computation", m)
 
 
 def test_a_forward_lists_what_it_saves_and_the_line_that_made_it():

@@ -25,6 +25,7 @@ OK = 0  # the script ran and compiled something; the page is written
 SCRIPT_FAILED = 1  # the script raised, or has a syntax error (the page, if any, shows its traceback)
 USAGE = 2  # bad usage: an unknown option, no script, a script that does not exist (argparse's own code)
 NOTHING_COMPILED = 3  # the script ran but compiled nothing with thunder.jit or ThunderFX: no page
+EXPLORER_FAILED = 4  # the explorer itself failed reading what the script compiled: no page
 EXIT = {
     OK: "the script ran and compiled something; the page is written",
     SCRIPT_FAILED: "the script raised: the traceback is printed, and if the script compiled something\n"
@@ -33,6 +34,8 @@ EXIT = {
     USAGE: "bad usage: an unknown option, no SCRIPT, or a SCRIPT that does not exist",
     NOTHING_COMPILED: "the script ran but compiled nothing with thunder.jit or ThunderFX (also: it\n"
                       "     jitted a function and never called it): no page",
+    EXPLORER_FAILED: "the explorer itself failed while reading what the script compiled (its traceback\n"
+                     "     is printed; a bug of the explorer, not of the script): no page",
 }
 ITS_OWN = "A script that calls sys.exit(N) with a number N other than 0 exits with N."
 
@@ -145,7 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     from thunder_docs.explain.page import page
     from thunder_docs.explain.report import build
 
-    report = build(collected, Path(os.getcwd()).resolve(), str(script), _progress)
+    try:
+        report = build(collected, Path(os.getcwd()).resolve(), str(script), _progress)
+        written = page(report, error) if report.compilations or report.graphs else None
+    except Exception:
+        print(traceback.format_exc(), file=sys.stderr, end="")
+        print(f"{PREFIX} the explorer failed while reading what {script} compiled (the traceback above is the "
+              "explorer's, not the script's): no page", file=sys.stderr)
+        return EXPLORER_FAILED
     if report.compilations == 0 and not report.graphs:  # jitted, never called: nothing was compiled
         if error:
             print(error, file=sys.stderr, end="")
@@ -154,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         return code or NOTHING_COMPILED
     out = options.out or Path("explain") / f"{script.stem}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page(report, error), encoding="utf-8")
+    out.write_text(written, encoding="utf-8")
     if error:
         print(error, file=sys.stderr, end="")
     _progress(f"wrote {out} ({len(report.functions)} functions, {report.compilations} compilations)")

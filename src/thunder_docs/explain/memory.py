@@ -43,7 +43,7 @@ class Compared:
     peak: int
     theirs: int
     arguments_freed: tuple[str, ...]  # arguments the trace deletes: freed here, kept to the end there
-    views: tuple[str, ...]  # outputs of an alias operator: their own bytes here, none there (they share storage)
+    aliases: tuple[str, ...]  # outputs of the operators it lists as aliases: their own bytes here, none there
 
 
 @dataclass(frozen=True)
@@ -52,10 +52,19 @@ class Memory:
     start: int  # bytes alive before the first line: the tensor arguments
     saved: list[Saved]
     compared: Compared | None  # None when memory_calculation could not read the trace
+    unknown: str = ""  # why there is no count (a shape that is not a number), or ""
+
+
+class NotCounted(ValueError):
+    """A tensor whose bytes are not a number at compile time (a symbolic shape)."""
 
 
 def nbytes(proxy: Any) -> int:
     """The bytes of a tensor proxy, from its shape and dtype."""
+    if not all(type(d) is int for d in proxy.shape):  # cache="symbolic values": a dimension is a proxy
+        dims = ", ".join(str(getattr(d, "name", d)) for d in proxy.shape)
+        raise NotCounted(f"{proxy.name} has the shape ({dims}), whose dimensions are not all numbers at compile "
+                         'time (cache="symbolic values")')
     return int(proxy.numel) * int(proxy.dtype.bytes)
 
 
@@ -117,22 +126,30 @@ def compared(trc: Any, peak: int) -> Compared | None:
     from thunder.examine import memory_calculation
 
     try:
-        theirs, _ = memory_calculation.get_alloc_memory(trc)
+        theirs, changes = memory_calculation.get_alloc_memory(trc)
     except Exception:  # it asserts on traces it does not model (an alias of an unknown tensor, say)
         return None
+    # Its changes are keyed "<symbol> <names>"; a tensor it frees has a negative change under a del
+    # ("python_del t28") or under clear_mutable_collection (a cleared collection argument's tensors).
+    freed_there = {key.split(" ", 1)[-1] for key, change in changes.items() if change < 0}
     arguments = {p.name for p in _arguments(trc)}
     freed = tuple(dict.fromkeys(p.name for b in trc.bound_symbols if b.sym.id == PrimIDs.DEL
-                                for p in _tensors(b.flat_proxy_args) if p.name in arguments))
-    aliases = set(memory_calculation.thunder_alias_operator_list)
-    views = tuple(p.name for b in trc.bound_symbols if b.sym.id in aliases for p in _tensors(b.flat_proxy_outs))
-    return Compared(peak, int(theirs), freed, views)
+                                for p in _tensors(b.flat_proxy_args)
+                                if p.name in arguments and p.name not in freed_there))
+    listed = set(memory_calculation.thunder_alias_operator_list)
+    aliases = tuple(p.name for b in trc.bound_symbols if b.sym.id in listed for p in _tensors(b.flat_proxy_outs))
+    return Compared(peak, int(theirs), freed, aliases)
 
 
 def memory(trc: Any, forward: bool = False) -> Memory:
     """What the page shows of one trace that runs (``forward``: it saves tensors for a backward)."""
-    start, found = rows(trc)
+    try:
+        start, found = rows(trc)
+        kept = saved(trc) if forward else []
+    except NotCounted as unknown:
+        return Memory([], 0, [], None, unknown=f"No count: {unknown}.")
     peak = max([start, *(r.alive for r in found)])
-    return Memory(found, start, saved(trc) if forward else [], compared(trc, peak))
+    return Memory(found, start, kept, compared(trc, peak))
 
 
 def bytes_text(n: int) -> str:
@@ -149,12 +166,12 @@ def note(c: Compared) -> str:
             f"trace: {bytes_text(c.theirs)}.")
     why = []
     if c.arguments_freed:
-        why.append(f"this count frees an argument at its del ({', '.join(c.arguments_freed)}), where "
-                   "memory_calculation keeps every argument to the end (it counts the caller's reference too)")
-    if c.views:
-        why.append(f"this count gives each view its own bytes ({', '.join(c.views)}: outputs of the alias "
-                   "operators memory_calculation lists), where memory_calculation counts none, since a view "
-                   "shares its base's storage")
+        why.append(f"this count frees these arguments at their del ({', '.join(c.arguments_freed)}), where "
+                   "memory_calculation keeps them to the end (it counts the caller's reference to an argument "
+                   "too, and drops it only for the tensors of a collection the trace clears)")
+    if c.aliases:
+        why.append(f"this count gives their own bytes to {', '.join(c.aliases)}, outputs of the operators "
+                   "memory_calculation lists as aliases (thunder_alias_operator_list), which it counts as none")
     if c.peak == c.theirs:
         return head + (" They agree." if not why else " The peaks agree, though the counts differ: " +
                        "; and ".join(why) + ".")
@@ -168,6 +185,8 @@ def section(which: str, m: Memory) -> str:
     tensors of a forward, and the comparison with memory_calculation."""
     from thunder_docs.explain.page import _e, _table
 
+    if m.unknown:
+        return f"<h4>Memory of the {_e(which)} trace</h4>\n<p>{_e(m.unknown)}</p>"
     rows = [[r.outputs, r.symbol, bytes_text(r.alive), "peak" if r.peak else ""] for r in m.rows]
     out = [f"<h4>Memory of the {_e(which)} trace</h4>",
            f"<p>Before the first line, its tensor arguments hold {_e(bytes_text(m.start))}. A tensor is alive from "
