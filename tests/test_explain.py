@@ -366,6 +366,7 @@ def test_without_caching_the_page_shows_the_last_calls_compilation(pages):
     proc, soup = pages["nocache"]
     assert proc.returncode == 0, proc.stderr
     assert "compiled this function 3 times" in soup.select_one(".last-call").get_text()
+    assert "1 of 3 (no caching: the last)" in soup.select_one("table").get_text()  # the summary's count
     titles = [f.figcaption.get_text() for f in soup.select("figure.trace")]
     assert any("computation trace" in t for t in titles) and any("prologue trace" in t for t in titles)
     prologue = next(f for f in soup.select("figure.trace") if "prologue trace" in f.figcaption.get_text())

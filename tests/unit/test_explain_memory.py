@@ -68,6 +68,18 @@ def test_an_argument_memory_calculation_frees_too_is_no_difference():
     assert memory.note(c).endswith("They agree.")
 
 
+def test_an_argument_freed_there_at_an_aliass_del_is_no_difference():
+    """A cotangent read by an alias operator (expand): memory_calculation frees it at the alias's del."""
+    jf = thunder.jit(lambda x: (x * 2).sum())
+    jf(torch.ones(6, requires_grad=True))
+    backward = thunder.last_backward_traces(jf)[-1]
+    [expand] = [b for b in backward.bound_symbols if b.sym.name == "expand"]
+    cotangent = expand.flat_proxy_args[0].name
+    assert f"del {cotangent}" in str(backward)  # deleted here, as an argument
+    c = memory.memory(backward).compared
+    assert cotangent not in c.arguments_freed and c.aliases == (expand.output.name,)
+
+
 def test_a_symbolic_shape_has_no_count_and_says_why():
     js = thunder.jit(lambda x: x * 2, cache="symbolic values")
     js(torch.ones(6))

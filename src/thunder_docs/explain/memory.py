@@ -131,12 +131,20 @@ def compared(trc: Any, peak: int) -> Compared | None:
         return None
     # Its changes are keyed "<symbol> <names>"; a tensor it frees has a negative change under a del
     # ("python_del t28") or under clear_mutable_collection (a cleared collection argument's tensors).
-    freed_there = {key.split(" ", 1)[-1] for key, change in changes.items() if change < 0}
+    # An alias operator's output shares its input's count there, so a tensor can be freed at the del
+    # of an alias made from it: a name stands for the tensor it aliases, at any depth.
+    listed = set(memory_calculation.thunder_alias_operator_list)
+    base: dict[str, str] = {}
+    for b in trc.bound_symbols:
+        if b.sym.id in listed and b.flat_proxy_args:
+            root = base.get(b.flat_proxy_args[0].name, b.flat_proxy_args[0].name)
+            base.update((p.name, root) for p in _tensors(b.flat_proxy_outs))
+    freed_there = {base.get(name, name) for key, change in changes.items() if change < 0
+                   for name in [key.split(" ", 1)[-1]]}
     arguments = {p.name for p in _arguments(trc)}
     freed = tuple(dict.fromkeys(p.name for b in trc.bound_symbols if b.sym.id == PrimIDs.DEL
                                 for p in _tensors(b.flat_proxy_args)
                                 if p.name in arguments and p.name not in freed_there))
-    listed = set(memory_calculation.thunder_alias_operator_list)
     aliases = tuple(p.name for b in trc.bound_symbols if b.sym.id in listed for p in _tensors(b.flat_proxy_outs))
     return Compared(peak, int(theirs), freed, aliases)
 
@@ -168,7 +176,8 @@ def note(c: Compared) -> str:
     if c.arguments_freed:
         why.append(f"this count frees these arguments at their del ({', '.join(c.arguments_freed)}), where "
                    "memory_calculation keeps them to the end (it counts the caller's reference to an argument "
-                   "too, and drops it only for the tensors of a collection the trace clears)")
+                   "too, and drops it only for the tensors held in a collection that is itself an argument of "
+                   "the trace and that the trace clears, such as a backward's cotangents)")
     if c.aliases:
         why.append(f"this count gives their own bytes to {', '.join(c.aliases)}, outputs of the operators "
                    "memory_calculation lists as aliases (thunder_alias_operator_list), which it counts as none")

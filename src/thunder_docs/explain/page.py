@@ -120,9 +120,12 @@ def _table(head: list[str], rows: list[list[object]]) -> str:
 
 
 def summary(report: Report) -> str:
-    rows = [[f.title, f.calls, f.hits, f.misses, len(f.compilations)] for f in report.functions]
+    rows = [[f.title, f.calls, f.hits, f.misses,
+             f"{len(f.compilations)} of {f.misses} (no caching: the last)" if f.last_call_only else len(f.compilations)]
+            for f in report.functions]
     parts = sum(len(g.parts) for g in report.graphs)
-    lines = [f"<p>{_count(len(report.functions), 'compiled function')}, {_count(report.compilations, 'compilation')}"
+    lines = [f"<p>{_count(len(report.functions), 'compiled function')}, "
+             f"{_count(report.compilations, 'compilation')} shown"
              + (f", {_count(len(report.graphs), 'ThunderFX graph')} in {_count(parts, 'part')}" if report.graphs else "")
              + ".</p>",
              _table(["function", "calls", "cache hits", "cache misses", "compilations"], rows)]
