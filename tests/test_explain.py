@@ -472,7 +472,7 @@ def test_the_backwards_peak_is_compared_with_memory_calculation():
     assert compared.peak == max(r.alive for r in compilation.memory["backward"].rows)
     assert compared.arguments_freed and compared.peak != compared.theirs
     assert note(compared).startswith(f"Peak here: {compared.peak:,} B")
-    assert "They differ because this count frees an argument at its del" in note(compared)
+    assert "They differ because this count frees these arguments at their del" in note(compared)
 
 
 def test_the_note_on_passes_says_what_the_lists_hold():

@@ -240,9 +240,14 @@ def build(collected: Collected, root: Path, script: str, progress=lambda message
     report = Report(script)
     fx_parts = collected.fx_parts()
     report.graphs, parts = _graphs(collected)
-    work = [(f"{c.name} (thunder.jit)", c.jfn) for c in collected.functions if id(c.jfn) not in fx_parts] + parts
-    for title, jfn in work:
+    work = [(f"{c.name} (thunder.jit)", c.jfn, collected.frames) for c in collected.functions
+            if id(c.jfn) not in fx_parts]
+    # A ThunderFX part gets no chains: its frames run through the code FX generates for the graph,
+    # which has no source, so the user's frames around it do not tell which line made an operation.
+    work += [(title, jfn, None) for title, jfn in parts]
+    for title, jfn, frames in work:
         progress(f"reading the traces of {title}")
+        printer.frames = frames
         report.functions.append(_function(printer, title, jfn, collected))
     report.sources = _sources(report, root)
     return report
