@@ -71,7 +71,8 @@ def test_output_language_option(throwaway):
 
 
 @pytest.mark.parametrize("options, cause", [
-    pytest.param("colour=red", "unknown exec option 'colour' (known: cuda, graph, output, reads, stepper)", id="colour=red"),
+    pytest.param("colour=red", "unknown exec option 'colour' (known: cuda, graph, output, reads, runs, stepper)",
+                 id="colour=red"),
     pytest.param("cuda=x", "exec option 'cuda' is a flag and takes no value: write cuda, not cuda=x", id="cuda=x"),
     pytest.param("stepper=yes", "exec option 'stepper' is a flag and takes no value", id="stepper=yes"),
     pytest.param("graph=", "exec option 'graph' needs a value: graph=traces[0],traces[-1]", id="graph="),

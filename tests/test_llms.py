@@ -17,7 +17,8 @@ FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<lang>[^\n`]*)\n(?P<body>.*?)^(?P
 LINK = re.compile(r"^- \[(?P<title>[^\]]+)\]\((?P<url>[^)\s]+)\)(?:: (?P<description>.+))?$")
 # What the HTML has for the browser only and a copy must not hold: markup, the permalink sign,
 # mkdocs-jupyter's prompts and copy button.
-MARKUP = ("<svg", "<span", "<div", "<abbr", "<autoref", "data-lines", "¶", "In [", "Copied!", "Copy to Clipboard")
+MARKUP = ("<svg", "<span", "<div", "<abbr", "<autoref", "data-lines='", 'data-lines="', "¶", "In [", "Copied!",
+          "Copy to Clipboard")
 ALL = [*PAGES, *(n.path for n in SITE.notebooks.values())]
 
 

@@ -57,71 +57,6 @@ tables = ["Who runs each line of the computation trace", "Who runs each line of 
 assert [h.get_text() for h in page.select("h4")] == tables + ["Why it compiled again"] + tables
 # --8<-- [end:page]
 
-# --8<-- [start:why]
-def rows(table) -> list[list[str]]:
-    return [[cell.get_text() for cell in tr.select("th, td")] for tr in table.select("tr")]
-
-
-summary = next(t for t in page.select("table") if "why it compiled again" in t.get_text())
-print("in the summary:", *rows(summary), sep="\n  ")
-why = page.find("h4", string="Why it compiled again")
-print(f"under {why.find_previous('h3').get_text()}:", *rows(why.find_next("table")), sep="\n  ")
-
-assert rows(summary)[1] == ["Model (thunder.jit)", "2", "compilation 1: x: shape (8, 16) expected, (16, 16) given"]
-[failed] = rows(why.find_next("table"))[1:]  # one earlier compilation, one failed check
-assert failed[:5] == ["1", "x", "shape", "(8, 16)", "(16, 16)"]
-assert failed[6] == "check_tensor_metadata(x, (8, 16), 'cpu', torch.float32, False)"
-# --8<-- [end:why]
-
-# --8<-- [start:memory]
-import contextlib  # noqa: E402
-import io  # noqa: E402
-import runpy  # noqa: E402
-
-import thunder  # noqa: E402
-from thunder.examine.memory_calculation import get_alloc_memory  # noqa: E402
-
-
-def as_bytes(text: str) -> int:
-    return int(text.split(" B")[0].replace(",", ""))
-
-
-heading = page.find("h4", string="Memory of the backward trace")  # compilation 1's
-backward = rows(heading.find_next("table"))
-[peak] = [row for row in backward[1:] if row[-1] == "peak"]
-print("the backward's peak:", peak)
-saved = page.find("h4", string="Memory of the computation trace").find_next(
-    "p", string=lambda text: text and text.startswith("Saved for the backward"))
-print(saved.get_text(), *rows(saved.find_next("table")), sep="\n  ")
-note = heading.find_next("p", class_="memory-note").get_text()
-print("note:", note.replace(". ", ".\n  "))
-
-# The same script run here, without the explorer: Thunder's own estimate of the same backward trace.
-with contextlib.redirect_stdout(io.StringIO()):  # the script's own "loss:" line
-    script_globals = runpy.run_path(str(script), run_name="__main__")
-first = thunder.compile_stats(script_globals["model"]).interpreter_cache[0]
-backward_trace = first.backward_traces[-1]
-theirs, changes = get_alloc_memory(backward_trace)
-print("get_alloc_memory on the backward trace:", theirs)
-
-alive = [as_bytes(row[2]) for row in backward[1:]]
-assert as_bytes(peak[2]) == max(alive)  # the row marked is the most bytes alive
-assert f"Peak here: {as_bytes(peak[2]):,} B" in note and f"on the same trace: {theirs:,} B" in note
-assert as_bytes(peak[2]) < theirs  # memory_calculation keeps the arguments the backward deletes
-assert "this count frees these arguments at their del" in note and "gives their own bytes to" in note
-# The backward clears its cotangents: memory_calculation frees those at their del too, so they are no difference.
-from thunder.examine.memory_calculation import thunder_alias_operator_list  # noqa: E402
-
-cleared = {b.args[0].name: b.args[0] for b in backward_trace.bound_symbols if b.sym.name == "clear_mutable_collection"}
-cotangents = [p.name for p in cleared["cotangents"].collection()]
-assert all(changes[f"python_del {name}"] < 0 for name in cotangents)  # freed there at their del
-freed_list = note.split("frees these arguments at their del (")[1].split(")")[0].split(", ")
-assert cotangents and not set(cotangents) & set(freed_list)
-assert {"reshape", "transpose", "contiguous"} <= set(thunder_alias_operator_list)
-saved_rows = rows(saved.find_next("table"))[1:]
-assert {row[2] for row in saved_rows} >= {"an argument"} and len(saved_rows) >= 2
-# --8<-- [end:memory]
-
 # --8<-- [start:yourline]
 import json  # noqa: E402
 
@@ -163,6 +98,68 @@ a, b = positions(first)
 assert a == b and a is not b  # one line of linear.py, two calls: two objects
 assert all(x is y for x, y in zip(positions(first), positions(last), strict=True))  # the passes copy each
 # --8<-- [end:yourline]
+
+# --8<-- [start:why]
+def rows(table) -> list[list[str]]:
+    return [[cell.get_text() for cell in tr.select("th, td")] for tr in table.select("tr")]
+
+summary = next(t for t in page.select("table") if "why it compiled again" in t.get_text())
+print("in the summary:", *rows(summary), sep="\n  ")
+why = page.find("h4", string="Why it compiled again")
+print(f"under {why.find_previous('h3').get_text()}:", *rows(why.find_next("table")), sep="\n  ")
+
+assert rows(summary)[1] == ["Model (thunder.jit)", "2", "compilation 1: x: shape (8, 16) expected, (16, 16) given"]
+[failed] = rows(why.find_next("table"))[1:]  # one earlier compilation, one failed check
+assert failed[:5] == ["1", "x", "shape", "(8, 16)", "(16, 16)"]
+assert failed[6] == "check_tensor_metadata(x, (8, 16), 'cpu', torch.float32, False)"
+# --8<-- [end:why]
+
+# --8<-- [start:memory]
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import runpy  # noqa: E402
+
+import thunder  # noqa: E402
+from thunder.examine.memory_calculation import get_alloc_memory  # noqa: E402
+
+def as_bytes(text: str) -> int:
+    return int(text.split(" B")[0].replace(",", ""))
+
+heading = page.find("h4", string="Memory of the backward trace")  # compilation 1's
+backward = rows(heading.find_next("table"))
+[peak] = [row for row in backward[1:] if row[-1] == "peak"]
+print("the backward's peak:", peak)
+saved = page.find("h4", string="Memory of the computation trace").find_next(
+    "p", string=lambda text: text and text.startswith("Saved for the backward"))
+print(saved.get_text(), *rows(saved.find_next("table")), sep="\n  ")
+note = heading.find_next("p", class_="memory-note").get_text()
+print("note:", note.replace(". ", ".\n  "))
+
+# The same script run here, without the explorer: Thunder's own estimate of the same backward trace.
+with contextlib.redirect_stdout(io.StringIO()):  # the script's own "loss:" line
+    script_globals = runpy.run_path(str(script), run_name="__main__")
+first = thunder.compile_stats(script_globals["model"]).interpreter_cache[0]
+backward_trace = first.backward_traces[-1]
+theirs, changes = get_alloc_memory(backward_trace)
+print("get_alloc_memory on the backward trace:", theirs)
+
+alive = [as_bytes(row[2]) for row in backward[1:]]
+assert as_bytes(peak[2]) == max(alive)  # the row marked is the most bytes alive
+assert f"Peak here: {as_bytes(peak[2]):,} B" in note and f"on the same trace: {theirs:,} B" in note
+assert as_bytes(peak[2]) < theirs  # memory_calculation keeps the arguments the backward deletes
+assert "this count frees these arguments at their del" in note and "gives their own bytes to" in note
+# The backward clears its cotangents: memory_calculation frees those at their del too, so they are no difference.
+from thunder.examine.memory_calculation import thunder_alias_operator_list  # noqa: E402
+
+cleared = {b.args[0].name: b.args[0] for b in backward_trace.bound_symbols if b.sym.name == "clear_mutable_collection"}
+cotangents = [p.name for p in cleared["cotangents"].collection()]
+assert all(changes[f"python_del {name}"] < 0 for name in cotangents)  # freed there at their del
+freed_list = note.split("frees these arguments at their del (")[1].split(")")[0].split(", ")
+assert cotangents and not set(cotangents) & set(freed_list)
+assert {"reshape", "transpose", "contiguous"} <= set(thunder_alias_operator_list)
+saved_rows = rows(saved.find_next("table"))[1:]
+assert {row[2] for row in saved_rows} >= {"an argument"} and len(saved_rows) >= 2
+# --8<-- [end:memory]
 
 # --8<-- [start:help]
 helped = subprocess.run([sys.executable, "-m", "thunder_docs.explain", "--help"],

@@ -45,10 +45,10 @@ def to_data(value: Any, where: str = "report") -> Any:
                 for f in dataclasses.fields(value) if not _at_default(value, f)}
     if isinstance(value, list | tuple):
         return [to_data(item, f"{where}[{k}]") for k, item in enumerate(value)]
-    if isinstance(value, dict):
-        if not all(isinstance(key, str) for key in value):
-            raise TypeError(f"{where}: a record holds dicts with string keys only")
-        return {key: to_data(item, f"{where}[{key!r}]") for key, item in value.items()}
+    if isinstance(value, dict):  # JSON's keys are strings: an int key is written as its digits
+        if not all(isinstance(key, str) or (isinstance(key, int) and not isinstance(key, bool)) for key in value):
+            raise TypeError(f"{where}: a record holds dicts with string or int keys only")
+        return {str(key): to_data(item, f"{where}[{key!r}]") for key, item in value.items()}
     if value is None or isinstance(value, bool | int | float | str):
         return value
     raise TypeError(f"{where}: a record cannot hold a {type(value).__name__}")
@@ -137,11 +137,21 @@ def from_data(hint: Any, data: Any, where: str) -> Any:
     if origin is dict or hint is dict:
         if not isinstance(data, dict):
             raise RecordError(f"{where}: an object was expected, not {type(data).__name__}")
-        value_hint = args[1] if args else Any
-        return {key: from_data(value_hint, item, f"{where}[{key!r}]") for key, item in data.items()}
+        key_hint, value_hint = args if args else (Any, Any)
+        return {_key(key_hint, key, where): from_data(value_hint, item, f"{where}[{key!r}]")
+                for key, item in data.items()}
     if isinstance(hint, type) and _is_plain(hint, data):
         return float(data) if hint is float else data
     raise RecordError(f"{where}: {data!r} is not a {getattr(hint, '__name__', hint)}")
+
+
+def _key(hint: Any, key: str, where: str) -> str | int:
+    """A dict key as its type says: an int key was written as its digits."""
+    if hint is int:
+        if not key.lstrip("-").isdigit():
+            raise RecordError(f"{where}: the key {key!r} is not an int")
+        return int(key)
+    return key
 
 
 def _is_plain(hint: type, data: Any) -> bool:
