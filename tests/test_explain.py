@@ -516,3 +516,13 @@ def test_an_explorer_failure_exits_4_naming_the_explorer(tmp_path, monkeypatch, 
     err = capsys.readouterr().err
     assert "RuntimeError: a bug of the explorer" in err and "the explorer failed while reading what ok.py compiled" in err
     assert not (tmp_path / "explain" / "ok.html").exists()
+
+
+def test_a_thunderfx_graphs_lines_get_no_chain_and_no_list(pages):
+    """Their frames run through FX's generated code, which has no source: no chain, nothing in Your source."""
+    for name in ("fx", "fxshapes"):
+        proc, soup = pages[name]
+        assert proc.returncode == 0, proc.stderr
+        rows = [r for code in traces_of(soup) for r in json.loads(code["data-lines"])]
+        assert rows and not [r for r in rows if "c" in r or "u" in r], name
+        assert not soup.select("details[id^=ops-src]"), name

@@ -116,4 +116,4 @@ def test_runs_puts_the_code_the_module_imports_in_the_section_key(tmp_path, monk
 def test_runs_takes_only_modules_of_the_package():
     with pytest.raises(ExecOptionError, match="'thunder_docs.no_such' is not a module of this site's package"):
         parse_exec_options("runs=thunder_docs.no_such")
-    assert parse_exec_options("runs=thunder_docs.explain.__main__").runs == ("thunder_docs.explain.__main__",)
+    assert parse_exec_options("runs=thunder_docs.explain.cli").runs == ("thunder_docs.explain.cli",)

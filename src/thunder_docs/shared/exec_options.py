@@ -59,7 +59,7 @@ def _package_module(value: str) -> str:
         module_files(value)
     except FileNotFoundError:
         raise ExecOptionError(f"'{value}' is not a module of this site's package (name one by its import "
-                              "name, such as thunder_docs.explain.__main__)") from None
+                              "name, such as thunder_docs.explain.cli)") from None
     return value
 
 
@@ -91,7 +91,7 @@ class ExecOptions:
         "key, so an edit of one runs the section again. A file that does not exist fails the build.",
         _repository_path)
     runs: tuple[str, ...] = _option(
-        (), "runs=thunder_docs.explain.__main__",
+        (), "runs=thunder_docs.explain.cli",
         "names modules of this site's package that the section runs in a process of its own (as `python -m` "
         "does): the code of each, and of every module of the package it imports, goes into the section's "
         "cache key, so an edit of that code runs the section again. A module that does not exist fails "
